@@ -1,0 +1,81 @@
+"""The `capture` command: a thin shell over the library.
+
+Subcommands live in modules of their own and are imported only when run, so that
+`capture hook` pays for nothing but the hook path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from capture import __version__
+from capture.errors import CaptureError
+
+__all__ = ["COMMANDS", "main"]
+
+#: name -> (module, one-line help). Each module defines configure(parser) and run(args) -> int.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "propose": ("capture.cli.propose_cmd", "record one agent proposal given as JSON on stdin"),
+    "observe": ("capture.cli.observe_cmd", "evaluate due checkpoints against files on disk"),
+    "episodes": ("capture.cli.episodes_cmd", "list recorded episodes"),
+    "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
+    "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
+}
+
+
+def _selected(argv: Sequence[str]) -> str | None:
+    for token in argv:
+        if token in COMMANDS:
+            return token
+        if not token.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="capture",
+        description="Record what coding agents proposed, what became of it, and the tests "
+        "that followed.",
+    )
+    parser.add_argument("--version", action="version", version=f"agent-capture {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if name == selected:
+            module = importlib.import_module(module_name)
+            module.configure(command_parser)
+            command_parser.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_selected(argv))
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args._run(args) or 0)
+    except CaptureError as exc:
+        if args.debug:
+            raise
+        print(f"capture: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - one line for the user, the rest with --debug
+        if args.debug:
+            raise
+        print(
+            f"capture: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
+            file=sys.stderr,
+        )
+        return 1

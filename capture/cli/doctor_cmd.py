@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sqlite3
+import sys
+from importlib import metadata
+from typing import Any
+
+from capture import __version__
+from capture.cli.context import Context
+from capture.schema import SCHEMA_VERSION, schema_version
+
+_PACKAGES = ("pygls", "lsprotocol", "watchdog", "sqlite-utils", "httpx", "rapidfuzz", "rich")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true")
+
+
+def _versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    for name in _PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = Context()
+    paths = ctx.config.paths
+    report: dict[str, Any] = {
+        "agent_capture": __version__,
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "packages": _versions(),
+        "paths": {
+            "database": str(paths.db),
+            "config": str(paths.config_file),
+            "logs": str(paths.log_dir),
+        },
+        "windows": [w.label for w in ctx.config.windows],
+        "late_window": ctx.config.late.seconds,
+    }
+    ok = True
+    try:
+        store = ctx.store
+        conn = store.conn
+        report["database"] = {
+            "schema": schema_version(conn),
+            "expected_schema": SCHEMA_VERSION,
+            "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
+            "integrity": conn.execute("PRAGMA quick_check").fetchone()[0],
+            "counts": {
+                t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("episodes", "proposals", "checkpoints", "test_runs", "events")
+            },
+            "pending_checkpoints": conn.execute(
+                "SELECT count(*) FROM checkpoints WHERE observed_at IS NULL"
+            ).fetchone()[0],
+        }
+        ok = report["database"]["integrity"] == "ok"
+    except Exception as exc:  # noqa: BLE001 - doctor reports, it does not fail
+        report["database"] = {"error": str(exc)}
+        ok = False
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0 if ok else 1
+    print(f"agent-capture {__version__}  python {report['python']}  sqlite {report['sqlite']}")
+    for name, version in report["packages"].items():
+        print(f"  {name:<12} {version or 'MISSING'}")
+    for name, value in report["paths"].items():
+        print(f"{name:<9} {value}")
+    print(
+        f"windows   {', '.join(report['windows'])} (late check after {ctx.config.late.seconds:g}s)"
+    )
+    db = report["database"]
+    if "error" in db:
+        print(f"database  ERROR: {db['error']}")
+    else:
+        print(
+            f"database  schema {db['schema']}/{db['expected_schema']}, {db['journal_mode']}, "
+            f"integrity {db['integrity']}"
+        )
+        print("          " + ", ".join(f"{n} {t}" for t, n in db["counts"].items()))
+        print(f"          {db['pending_checkpoints']} checkpoint(s) waiting")
+    return 0 if ok else 1

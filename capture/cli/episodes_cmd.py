@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+
+from capture.cli.context import Context
+from capture.episodes import load_episodes
+from capture.when import parse_since
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the episode JSON (schema v1)")
+    parser.add_argument("--since", help="only episodes active since (7d, 12h, 2026-11-30)")
+    parser.add_argument("--limit", type=int, default=None, help="at most N episodes")
+    parser.add_argument("--workspace", help="only this workspace root")
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = Context()
+    since = parse_since(args.since, ctx.now()) if args.since else None
+    episodes = load_episodes(ctx.store, since=since, limit=args.limit, workspace=args.workspace)
+    if args.json:
+        json.dump(episodes, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(episodes)} episode(s)")
+    for column in ("id", "started", "agent", "model", "proposals", "outcomes", "tests"):
+        table.add_column(column)
+    for e in episodes:
+        outcomes = Counter(p["outcome"] for p in e["proposals"])
+        runs = e["test_runs"]
+        table.add_row(
+            e["id"],
+            (e["started_at"] or "")[:19].replace("T", " "),
+            e["agent"],
+            e["model"] or "",
+            str(len(e["proposals"])),
+            ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())),
+            f"{sum(1 for r in runs if r['exit_code'] == 0)}/{len(runs)} passed" if runs else "",
+        )
+    Console().print(table)
+    return 0

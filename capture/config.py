@@ -1,0 +1,73 @@
+"""Settings from config.toml, overridden by environment variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from capture.errors import ConfigError
+from capture.paths import Paths, resolve_paths
+from capture.windows import (
+    DEFAULT_LATE,
+    DEFAULT_WINDOWS,
+    LATE,
+    Window,
+    parse_duration,
+    parse_windows,
+)
+
+__all__ = ["Config", "load_config"]
+
+#: Agent turns with no ids of their own fall into one episode while they come this close together.
+DEFAULT_EPISODE_GAP = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    paths: Paths
+    windows: tuple[Window, ...] = DEFAULT_WINDOWS
+    late: Window = DEFAULT_LATE
+    episode_gap: float = DEFAULT_EPISODE_GAP
+    event_retention_days: float = 30.0
+
+    @property
+    def final_window(self) -> Window:
+        return self.windows[-1]
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, OSError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def load_config(env: dict[str, str] | None = None) -> Config:
+    env = dict(os.environ) if env is None else env
+    paths = resolve_paths(env)
+    table = _read_toml(paths.config_file)
+    section = table.get("capture", table)
+    if not isinstance(section, dict):
+        raise ConfigError(f"{paths.config_file}: [capture] must be a table")
+    windows = DEFAULT_WINDOWS
+    if "windows" in section:
+        value = section["windows"]
+        windows = parse_windows(value if isinstance(value, str) else [str(v) for v in value])
+    if env.get("CAPTURE_WINDOWS"):
+        windows = parse_windows(env["CAPTURE_WINDOWS"])
+    late = DEFAULT_LATE
+    late_spec = env.get("CAPTURE_LATE") or section.get("late_window")
+    if late_spec:
+        late = Window(LATE, parse_duration(str(late_spec)))
+    gap = DEFAULT_EPISODE_GAP
+    if "episode_gap" in section:
+        gap = parse_duration(str(section["episode_gap"]))
+    retention = float(str(section.get("event_retention_days", 30)))
+    return Config(
+        paths=paths, windows=windows, late=late, episode_gap=gap, event_retention_days=retention
+    )

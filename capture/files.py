@@ -1,0 +1,46 @@
+"""Reading the files edits live in, and naming them relative to their workspace."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["MAX_TRACKED_BYTES", "find_workspace", "read_text", "relative_to_workspace"]
+
+#: Larger files are not followed: their regions are reported lost rather than stall a hook.
+MAX_TRACKED_BYTES = 8 * 1024 * 1024
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when it is missing, too large, or not text."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_TRACKED_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_TRACKED_BYTES or b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def find_workspace(path: Path, fallback: Path | None = None) -> Path:
+    """The nearest enclosing git work tree, else `fallback` (the current directory)."""
+    start = path if path.is_dir() else path.parent
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return fallback if fallback is not None else Path.cwd()
+
+
+def relative_to_workspace(path: Path, root: Path) -> str | None:
+    """POSIX path of `path` inside `root`, or None when it lies outside."""
+    try:
+        rel = os.path.relpath(path, root)
+    except ValueError:
+        return None
+    if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+        return None
+    return Path(rel).as_posix()

@@ -1,0 +1,76 @@
+"""Plain data the core decides over and the store persists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["HunkInput", "Outcome", "ProposalInput", "State", "TestRunInput"]
+
+
+class State(StrEnum):
+    SHOWN = "shown"
+    APPLIED = "applied"
+    REJECTED = "rejected"
+
+
+class Outcome(StrEnum):
+    KEPT = "kept"
+    EDITED = "edited"
+    UNDONE = "undone"
+    REJECTED = "rejected"
+    LOST = "lost"
+    PENDING = "pending"
+
+
+@dataclass(slots=True)
+class HunkInput:
+    """One hunk as an agent proposed it. `start` is its code-point offset in the file after the
+    edit when the source knows it; otherwise the hunk is located by content."""
+
+    old_text: str
+    new_text: str
+    start: int | None = None
+    line: int | None = None  # 1-based line of the hunk's first new line, when known
+
+
+@dataclass(slots=True)
+class ProposalInput:
+    """An agent edit operation on one file, as received from a hook, an editor or the CLI."""
+
+    path: str  # absolute
+    workspace: str  # absolute root
+    agent: str
+    hunks: list[HunkInput]
+    state: State = State.APPLIED
+    model: str | None = None
+    session_id: str | None = None
+    turn_id: str | None = None
+    prompt: str | None = None
+    tool: str | None = None
+    tool_use_id: str | None = None
+    source: str = "cli"
+    file_text: str | None = None  # the file right after the edit, when the source read it
+    created_file: bool = False
+    backfilled: bool = False
+    dedupe_key: str | None = None
+    decided_by: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class TestRunInput:
+    command: str
+    source: str
+    started_at: float
+    workspace: str | None = None
+    name: str | None = None
+    cwd: str | None = None
+    duration_s: float | None = None
+    exit_code: int | None = None
+    passed: int | None = None
+    failed: int | None = None
+    errors: int | None = None
+    skipped: int | None = None
+    failing_ids: list[str] = field(default_factory=list)
+    dedupe_key: str | None = None

@@ -1,0 +1,264 @@
+"""LSP positions (line, character in a negotiated encoding) and code-point offsets.
+
+Editors speak in ``(line, character)`` pairs whose character unit depends on the negotiated
+position encoding (UTF-16 by default), while the rest of the project works in ``str`` offsets.
+:class:`LineIndex` converts between the two and is kept up to date edit by edit, so a busy
+buffer never has to be rescanned. Line terminators follow the LSP: ``"\\n"``, ``"\\r\\n"``
+and ``"\\r"``, with ``"\\r\\n"`` counting as one.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from enum import StrEnum
+from itertools import accumulate
+
+from capture.regions import Edit
+
+__all__ = ["LineIndex", "PositionEncoding", "range_to_edit", "split_lines"]
+
+
+class PositionEncoding(StrEnum):
+    """The unit of an LSP ``character``: bytes, UTF-16 code units or code points."""
+
+    UTF8 = "utf-8"
+    UTF16 = "utf-16"
+    UTF32 = "utf-32"
+
+
+_TERMINATOR = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The LSP lines of ``text``, each with its terminator; the last has none (maybe "")."""
+    lines: list[str] = []
+    prev = 0
+    for match in _TERMINATOR.finditer(text):
+        lines.append(text[prev : match.end()])
+        prev = match.end()
+    lines.append(text[prev:])
+    return lines
+
+
+def _content(line: str) -> str:
+    """A stored line without its terminator."""
+    if line.endswith("\n"):
+        return line[:-2] if line.endswith("\r\n") else line[:-1]
+    if line.endswith("\r"):
+        return line[:-1]
+    return line
+
+
+def _units(s: str, encoding: PositionEncoding) -> int:
+    """Length of ``s`` in ``encoding``'s units; lone surrogates count as themselves."""
+    if encoding is PositionEncoding.UTF32 or s.isascii():
+        return len(s)
+    if encoding is PositionEncoding.UTF16:
+        return len(s.encode("utf-16-le", "surrogatepass")) // 2
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
+def _column_to_index(content: str, character: int, encoding: PositionEncoding) -> int:
+    """Code-point index in ``content`` for a column; inside a code point -> its start."""
+    if character <= 0:
+        return 0
+    if encoding is PositionEncoding.UTF32 or content.isascii():
+        return min(character, len(content))
+    if character >= _units(content, encoding):
+        return len(content)
+    # Largest k whose prefix fits in `character` units; every code point is >= 1 unit.
+    lo, hi = 0, min(len(content), character)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _units(content[:mid], encoding) <= character:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class LineIndex:
+    """A document's lines with fast offset <-> position conversion, updated per edit.
+
+    Lines (with terminators) are stored in blocks; per-block prefix sums of line and character
+    counts locate a line or an offset by bisection. An edit re-splits only the lines it
+    touches (plus one neighbour on each side, where a ``"\\r"`` and a ``"\\n"`` may join or
+    part) and rebuilds the short per-block prefix sums, so its cost does not depend on how
+    long the document is beyond the number of blocks. ASCII lines skip all encoding work.
+    """
+
+    def __init__(self, text: str = "", block_size: int = 256) -> None:
+        if block_size < 1:
+            raise ValueError("block_size must be positive")
+        self._block_size = block_size
+        lines = split_lines(text)
+        self._blocks: list[list[str]] = [
+            lines[i : i + block_size] for i in range(0, len(lines), block_size)
+        ]
+        self._starts: list[list[int] | None] = [None] * len(self._blocks)
+        self._line_prefix: list[int] = []
+        self._char_prefix: list[int] = []
+        self._text: str | None = text
+        self._rebuild_prefixes()
+
+    # ----------------------------------------------------------------- reading
+
+    @property
+    def text(self) -> str:
+        """The whole current text (joined on demand, then cached until the next update)."""
+        if self._text is None:
+            self._text = "".join(line for block in self._blocks for line in block)
+        return self._text
+
+    @property
+    def line_count(self) -> int:
+        """Number of lines; a text ending with a terminator has an empty last line."""
+        return self._line_prefix[-1]
+
+    def __len__(self) -> int:
+        """Length of the text in code points."""
+        return self._char_prefix[-1]
+
+    def line_start(self, line: int) -> int:
+        """Offset where ``line`` starts (``len(text)`` past the last line)."""
+        if line >= self.line_count:
+            return len(self)
+        bi, j = self._locate_line(max(line, 0))
+        return self._char_prefix[bi] + self._block_starts(bi)[j]
+
+    def line_text(self, line: int) -> str:
+        """``line``'s text without its terminator ("" past the last line)."""
+        if not 0 <= line < self.line_count:
+            return ""
+        bi, j = self._locate_line(line)
+        return _content(self._blocks[bi][j])
+
+    def line_of(self, offset: int) -> int:
+        """The line holding ``offset`` (clamped into the text)."""
+        bi, j = self._locate_offset(offset)
+        return self._line_prefix[bi] + j
+
+    def position_to_offset(
+        self, line: int, character: int, encoding: PositionEncoding = PositionEncoding.UTF16
+    ) -> int:
+        """Code-point offset of an LSP position, clamped the forgiving way editors expect.
+
+        A line past the end gives ``len(text)``; a character past the line's end gives the
+        line's end (before its terminator); a character inside a code point (the middle of a
+        UTF-16 surrogate pair or of a UTF-8 sequence) gives the start of that code point.
+        """
+        if line >= self.line_count:
+            return len(self)
+        line = max(line, 0)
+        bi, j = self._locate_line(line)
+        start = self._char_prefix[bi] + self._block_starts(bi)[j]
+        return start + _column_to_index(_content(self._blocks[bi][j]), character, encoding)
+
+    def offset_to_position(
+        self, offset: int, encoding: PositionEncoding = PositionEncoding.UTF16
+    ) -> tuple[int, int]:
+        """LSP ``(line, character)`` of an offset; inside a ``"\\r\\n"`` -> the line's end."""
+        bi, j = self._locate_offset(offset)
+        start = self._char_prefix[bi] + self._block_starts(bi)[j]
+        content = _content(self._blocks[bi][j])
+        column = min(max(offset - start, 0), len(content))
+        return self._line_prefix[bi] + j, _units(content[:column], encoding)
+
+    # ----------------------------------------------------------------- updating
+
+    def update(self, edit: Edit) -> None:
+        """Apply ``edit`` (in the current text's coordinates) to the index."""
+        total = len(self)
+        if edit.end > total:
+            raise ValueError(f"edit {edit} beyond text of length {total}")
+        last_line = self.line_count - 1
+        first = max(self.line_of(edit.start) - 1, 0)
+        last = min(self.line_of(edit.end) + 1, last_line)
+        window_start = self.line_start(first)
+        window = "".join(self._lines(first, last))
+        rel_start, rel_end = edit.start - window_start, edit.end - window_start
+        new_lines = split_lines(window[:rel_start] + edit.text + window[rel_end:])
+        if last < last_line:
+            # The window ends with an untouched terminator, so its final piece is empty.
+            new_lines.pop()
+        self._splice(first, last, new_lines)
+        self._text = None
+
+    def _lines(self, first: int, last: int) -> list[str]:
+        out: list[str] = []
+        bi, j = self._locate_line(first)
+        remaining = last - first + 1
+        while remaining > 0:
+            chunk = self._blocks[bi][j : j + remaining]
+            out.extend(chunk)
+            remaining -= len(chunk)
+            bi, j = bi + 1, 0
+        return out
+
+    def _splice(self, first: int, last: int, new_lines: list[str]) -> None:
+        """Replace lines ``first..last`` by ``new_lines``, re-chunking the blocks involved."""
+        b0, j0 = self._locate_line(first)
+        b1, j1 = self._locate_line(last)
+        merged = [line for block in self._blocks[b0 : b1 + 1] for line in block]
+        offset_last = sum(len(block) for block in self._blocks[b0:b1]) + j1
+        merged[j0 : offset_last + 1] = new_lines
+        size = self._block_size
+        if len(merged) <= 2 * size:
+            chunks = [merged] if merged else []
+        else:
+            chunks = [merged[i : i + size] for i in range(0, len(merged), size)]
+        self._blocks[b0 : b1 + 1] = chunks
+        self._starts[b0 : b1 + 1] = [None] * len(chunks)
+        if not self._blocks:  # the document always has one (maybe empty) line
+            self._blocks, self._starts = [[""]], [None]
+        self._rebuild_prefixes()
+
+    def _rebuild_prefixes(self) -> None:
+        self._line_prefix = list(accumulate((len(b) for b in self._blocks), initial=0))
+        self._char_prefix = list(accumulate((sum(map(len, b)) for b in self._blocks), initial=0))
+
+    # ----------------------------------------------------------------- locating
+
+    def _block_starts(self, bi: int) -> list[int]:
+        starts = self._starts[bi]
+        if starts is None:
+            block = self._blocks[bi]
+            starts = list(accumulate(map(len, block[:-1]), initial=0))
+            self._starts[bi] = starts
+        return starts
+
+    def _locate_line(self, line: int) -> tuple[int, int]:
+        """Block and index within it of an existing line."""
+        bi = bisect_right(self._line_prefix, line) - 1
+        bi = min(bi, len(self._blocks) - 1)
+        return bi, line - self._line_prefix[bi]
+
+    def _locate_offset(self, offset: int) -> tuple[int, int]:
+        """Block and index of the line holding ``offset``, clamped into the text."""
+        offset = min(max(offset, 0), len(self))
+        bi = min(bisect_right(self._char_prefix, offset) - 1, len(self._blocks) - 1)
+        starts = self._block_starts(bi)
+        j = bisect_right(starts, offset - self._char_prefix[bi]) - 1
+        return bi, j
+
+
+def range_to_edit(
+    index: LineIndex,
+    start_line: int,
+    start_character: int,
+    end_line: int,
+    end_character: int,
+    new_text: str,
+    encoding: PositionEncoding = PositionEncoding.UTF16,
+) -> Edit:
+    """The :class:`Edit` for an LSP ``TextDocumentContentChangeEvent`` range.
+
+    Positions are clamped as :meth:`LineIndex.position_to_offset` does; a reversed range is
+    put in order rather than rejected, as editors occasionally send one.
+    """
+    start = index.position_to_offset(start_line, start_character, encoding)
+    end = index.position_to_offset(end_line, end_character, encoding)
+    if end < start:
+        start, end = end, start
+    return Edit(start, end, new_text)

@@ -1,0 +1,80 @@
+"""Recording inputs: each is appended to the raw event log and applied to the domain tables in
+one transaction, so the log and the tables never disagree."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from capture.config import Config
+from capture.errors import InputError
+from capture.files import read_text, relative_to_workspace
+from capture.hunks import LocatedHunk, locate
+from capture.model import ProposalInput, State, TestRunInput
+from capture.store import Store
+
+__all__ = ["proposal_payload", "record_proposal", "record_test_run"]
+
+
+def proposal_payload(proposal: ProposalInput) -> str:
+    data: dict[str, Any] = dataclasses.asdict(proposal)
+    data.pop("file_text", None)
+    return json.dumps(data, default=str)
+
+
+def record_proposal(
+    store: Store,
+    config: Config,
+    proposal: ProposalInput,
+    *,
+    now: float,
+    raw: str | None = None,
+) -> str:
+    """Record one proposal; returns its id. Raises InputError when the file cannot be used."""
+    path = Path(proposal.path)
+    root = Path(proposal.workspace)
+    relative = relative_to_workspace(path, root)
+    if relative is None:
+        raise InputError(f"{path} is outside the workspace {root}")
+    located: list[LocatedHunk]
+    if proposal.state is State.APPLIED:
+        text = proposal.file_text if proposal.file_text is not None else read_text(path)
+        if text is None:
+            if not path.exists():
+                raise InputError(f"{path}: no such file")
+            raise InputError(f"{path}: not a UTF-8 text file (or larger than the tracking limit)")
+        proposal.file_text = text
+        located = locate(text, proposal.hunks)
+    else:
+        located = [LocatedHunk(h.old_text, h.new_text, None) for h in proposal.hunks]
+    with store.transaction():
+        store.append_event(
+            "proposal",
+            raw if raw is not None else proposal_payload(proposal),
+            at=now,
+            source=proposal.source,
+            workspace=str(root),
+        )
+        return store.add_proposal(
+            proposal,
+            located,
+            relative_path=relative,
+            now=now,
+            windows=config.windows,
+            late=config.late,
+            gap=config.episode_gap,
+        )
+
+
+def record_test_run(store: Store, run: TestRunInput, *, now: float, raw: str | None = None) -> str:
+    with store.transaction():
+        store.append_event(
+            "test_run",
+            raw if raw is not None else json.dumps(dataclasses.asdict(run)),
+            at=now,
+            source=run.source,
+            workspace=run.workspace,
+        )
+        return store.add_test_run(run, now=now)

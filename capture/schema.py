@@ -1,0 +1,189 @@
+"""The database schema, created and upgraded by numbered migrations.
+
+sqlite-utils is imported only when a migration is pending: the hook path opens the store on every
+agent tool call and must not pay for that import. `PRAGMA user_version` mirrors the number of
+applied migrations, so "is the schema current?" is one cheap read.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "migrate"]
+
+MIGRATION_SET = "capture"
+
+# Each entry: (name, list of SQL statements). Append only: never edit a released migration.
+_MIGRATIONS: list[tuple[str, list[str]]] = [
+    (
+        "m001_initial",
+        [
+            """CREATE TABLE workspaces (
+                id INTEGER PRIMARY KEY,
+                root TEXT NOT NULL UNIQUE,
+                created_at REAL NOT NULL
+            )""",
+            """CREATE TABLE episodes (
+                id TEXT PRIMARY KEY,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                agent TEXT NOT NULL,
+                model TEXT,
+                session_id TEXT,
+                turn_id TEXT,
+                key TEXT UNIQUE,
+                prompt TEXT,
+                source TEXT,
+                started_at REAL NOT NULL,
+                last_at REAL NOT NULL,
+                ended_at REAL,
+                settled_at REAL
+            )""",
+            "CREATE INDEX episodes_workspace_last ON episodes(workspace_id, agent, last_at)",
+            "CREATE INDEX episodes_started ON episodes(started_at)",
+            """CREATE TABLE proposals (
+                id TEXT PRIMARY KEY,
+                episode_id TEXT NOT NULL REFERENCES episodes(id),
+                workspace_id INTEGER REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                agent TEXT NOT NULL,
+                model TEXT,
+                tool TEXT,
+                tool_use_id TEXT,
+                dedupe_key TEXT UNIQUE,
+                state TEXT NOT NULL CHECK (state IN ('shown', 'applied', 'rejected')),
+                outcome TEXT NOT NULL DEFAULT 'pending',
+                reason TEXT,
+                similarity REAL,
+                retention REAL,
+                chars_added INTEGER NOT NULL DEFAULT 0,
+                chars_removed INTEGER NOT NULL DEFAULT 0,
+                lines_added INTEGER NOT NULL DEFAULT 0,
+                lines_removed INTEGER NOT NULL DEFAULT 0,
+                created_file INTEGER NOT NULL DEFAULT 0,
+                backfilled INTEGER NOT NULL DEFAULT 0,
+                source TEXT,
+                created_at REAL NOT NULL,
+                applied_at REAL,
+                decided_at REAL,
+                decided_by TEXT,
+                settled_at REAL
+            )""",
+            "CREATE INDEX proposals_episode ON proposals(episode_id)",
+            "CREATE INDEX proposals_workspace_outcome ON proposals(workspace_id, outcome)",
+            "CREATE INDEX proposals_created ON proposals(created_at)",
+            """CREATE TABLE hunks (
+                id INTEGER PRIMARY KEY,
+                proposal_id TEXT NOT NULL REFERENCES proposals(id),
+                idx INTEGER NOT NULL,
+                old_text TEXT NOT NULL,
+                new_text TEXT NOT NULL,
+                region_start INTEGER,
+                region_end INTEGER,
+                context_before TEXT NOT NULL DEFAULT '',
+                context_after TEXT NOT NULL DEFAULT '',
+                status TEXT NOT NULL DEFAULT 'tracking',
+                UNIQUE (proposal_id, idx)
+            )""",
+            """CREATE TABLE checkpoints (
+                id INTEGER PRIMARY KEY,
+                proposal_id TEXT NOT NULL REFERENCES proposals(id),
+                window TEXT NOT NULL,
+                window_seconds REAL NOT NULL,
+                due_at REAL NOT NULL,
+                observed_at REAL,
+                similarity REAL,
+                retention REAL,
+                outcome TEXT,
+                via TEXT,
+                UNIQUE (proposal_id, window)
+            )""",
+            "CREATE INDEX checkpoints_due ON checkpoints(due_at) WHERE observed_at IS NULL",
+            """CREATE TABLE tracked_files (
+                workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                text TEXT,
+                observed_at REAL NOT NULL,
+                PRIMARY KEY (workspace_id, path)
+            )""",
+            """CREATE TABLE test_runs (
+                id TEXT PRIMARY KEY,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                command TEXT NOT NULL,
+                name TEXT,
+                cwd TEXT,
+                source TEXT NOT NULL,
+                started_at REAL NOT NULL,
+                duration_s REAL,
+                exit_code INTEGER,
+                passed INTEGER,
+                failed INTEGER,
+                errors INTEGER,
+                skipped INTEGER,
+                failing_ids TEXT,
+                dedupe_key TEXT UNIQUE
+            )""",
+            "CREATE INDEX test_runs_workspace_started ON test_runs(workspace_id, started_at)",
+            """CREATE TABLE episode_test_runs (
+                episode_id TEXT NOT NULL REFERENCES episodes(id),
+                test_run_id TEXT NOT NULL REFERENCES test_runs(id),
+                PRIMARY KEY (episode_id, test_run_id)
+            )""",
+            "CREATE INDEX episode_test_runs_run ON episode_test_runs(test_run_id)",
+            """CREATE TABLE events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at REAL NOT NULL,
+                kind TEXT NOT NULL,
+                source TEXT,
+                workspace TEXT,
+                payload TEXT
+            )""",
+            "CREATE INDEX events_at ON events(at)",
+        ],
+    ),
+]
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+def _statements_migration(statements: list[str]) -> Callable[[Any], None]:
+    def apply(db: Any) -> None:
+        for sql in statements:
+            db.execute(sql)
+
+    return apply
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(db_path: Path) -> int:
+    """Apply pending migrations; returns the schema version now in place.
+
+    A lock file serialises migrations across processes: two hook commands starting on a fresh
+    machine must not both try to create the tables.
+    """
+    import sqlite_utils
+    from sqlite_utils.migrations import Migrations
+
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = db_path.with_name(db_path.name + ".migrate.lock")
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        db = sqlite_utils.Database(db_path)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA busy_timeout=30000")
+            migrations = Migrations(MIGRATION_SET)
+            for name, statements in _MIGRATIONS:
+                migrations(name=name)(_statements_migration(statements))
+            migrations.apply(db)
+            applied = len(migrations.applied(db))
+            db.execute(f"PRAGMA user_version={applied}")
+            return applied
+        finally:
+            db.close()

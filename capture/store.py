@@ -1,0 +1,540 @@
+"""The local SQLite store: the rendezvous point of editor windows, hook commands and watchers.
+
+Stdlib sqlite3 only (the hook path cannot afford heavier imports); the schema is kept by
+`capture.schema`. Every write is a short `BEGIN IMMEDIATE` transaction: taking the write lock up
+front means a busy writer waits (busy timeout) instead of failing on a lock upgrade.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from capture.errors import NotFoundError, StoreError
+from capture.hunks import Change, LocatedHunk, count_change
+from capture.ids import new_id
+from capture.model import Outcome, ProposalInput, State, TestRunInput
+from capture.schema import SCHEMA_VERSION, migrate, schema_version
+from capture.windows import Window
+
+__all__ = ["BUSY_TIMEOUT_MS", "DueCheckpoint", "Store"]
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+@dataclass(frozen=True, slots=True)
+class DueCheckpoint:
+    checkpoint_id: int
+    proposal_id: str
+    window: str
+    due_at: float
+    workspace_id: int
+    root: str
+    path: str
+    is_final: bool
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+class Store:
+    """One connection to the capture database. Not shared between threads."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = _connect(path)
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            if schema_version(conn) < SCHEMA_VERSION:
+                migrate(path)
+            elif schema_version(conn) > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{path} was written by a newer agent-capture (schema "
+                    f"{schema_version(conn)} > {SCHEMA_VERSION}); upgrade agent-capture"
+                )
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open {path}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"cannot open {path}: {exc.strerror or exc}") from exc
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        if self.conn.in_transaction:
+            yield self.conn
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    # -- raw log ---------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        kind: str,
+        payload: Any,
+        *,
+        at: float,
+        source: str | None = None,
+        workspace: str | None = None,
+    ) -> int:
+        """Append one input as it was received. Strings are kept verbatim."""
+        text = payload if isinstance(payload, str) or payload is None else json.dumps(payload)
+        cur = self.conn.execute(
+            "INSERT INTO events (at, kind, source, workspace, payload) VALUES (?, ?, ?, ?, ?)",
+            (at, kind, source, workspace, text),
+        )
+        return int(cur.lastrowid or 0)
+
+    def append_events(self, rows: Sequence[tuple[float, str, str | None, str | None, str]]) -> None:
+        """Batched append: (at, kind, source, workspace, payload) rows in one transaction."""
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO events (at, kind, source, workspace, payload) VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def prune_events(self, before: float) -> int:
+        with self.transaction():
+            return self.conn.execute("DELETE FROM events WHERE at < ?", (before,)).rowcount
+
+    # -- workspaces and episodes -----------------------------------------------------------
+
+    def ensure_workspace(self, root: str, now: float) -> int:
+        row = self.conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()
+        if row:
+            return int(row[0])
+        self.conn.execute(
+            "INSERT OR IGNORE INTO workspaces (root, created_at) VALUES (?, ?)", (root, now)
+        )
+        return int(
+            self.conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()[0]
+        )
+
+    def ensure_episode(
+        self,
+        *,
+        workspace_id: int,
+        agent: str,
+        now: float,
+        gap: float,
+        session_id: str | None = None,
+        turn_id: str | None = None,
+        model: str | None = None,
+        prompt: str | None = None,
+        source: str | None = None,
+    ) -> str:
+        """The episode for an agent turn: keyed by the agent's own ids when it has them, else the
+        agent's latest open episode in this workspace if it was active within `gap` seconds."""
+        key = f"{agent}\x1f{session_id}\x1f{turn_id}" if turn_id else None
+        row = None
+        if key:
+            row = self.conn.execute("SELECT id FROM episodes WHERE key = ?", (key,)).fetchone()
+        else:
+            row = self.conn.execute(
+                """SELECT id FROM episodes WHERE workspace_id = ? AND agent = ?
+                   AND session_id IS ? AND ended_at IS NULL AND last_at >= ?
+                   ORDER BY last_at DESC LIMIT 1""",
+                (workspace_id, agent, session_id, now - gap),
+            ).fetchone()
+        if row:
+            episode_id = str(row[0])
+            self.conn.execute(
+                """UPDATE episodes SET last_at = max(last_at, ?), model = coalesce(?, model),
+                   prompt = coalesce(prompt, ?) WHERE id = ?""",
+                (now, model, prompt, episode_id),
+            )
+            return episode_id
+        episode_id = new_id(now)
+        self.conn.execute(
+            """INSERT INTO episodes (id, workspace_id, agent, model, session_id, turn_id, key,
+               prompt, source, started_at, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                episode_id,
+                workspace_id,
+                agent,
+                model,
+                session_id,
+                turn_id,
+                key,
+                prompt,
+                source,
+                now,
+                now,
+            ),
+        )
+        return episode_id
+
+    def end_episode(self, episode_id: str, now: float) -> None:
+        self.conn.execute(
+            "UPDATE episodes SET ended_at = coalesce(ended_at, ?) WHERE id = ?", (now, episode_id)
+        )
+
+    # -- proposals -------------------------------------------------------------------------
+
+    def add_proposal(
+        self,
+        proposal: ProposalInput,
+        located: Sequence[LocatedHunk],
+        *,
+        relative_path: str,
+        now: float,
+        windows: Sequence[Window],
+        late: Window,
+        gap: float,
+    ) -> str:
+        """Record a proposal with its hunks, its checkpoints and the file's baseline text.
+        Returns the proposal id (the existing one when dedupe_key was seen before)."""
+        with self.transaction():
+            if proposal.dedupe_key:
+                row = self.conn.execute(
+                    "SELECT id FROM proposals WHERE dedupe_key = ?", (proposal.dedupe_key,)
+                ).fetchone()
+                if row:
+                    return str(row[0])
+            workspace_id = self.ensure_workspace(proposal.workspace, now)
+            episode_id = self.ensure_episode(
+                workspace_id=workspace_id,
+                agent=proposal.agent,
+                now=now,
+                gap=gap,
+                session_id=proposal.session_id,
+                turn_id=proposal.turn_id,
+                model=proposal.model,
+                prompt=proposal.prompt,
+                source=proposal.source,
+            )
+            change = Change(0, 0, 0, 0)
+            for hunk in located:
+                change = change + count_change(hunk.old_text, hunk.new_text)
+            proposal_id = new_id(now)
+            state = proposal.state
+            outcome = Outcome.REJECTED if state is State.REJECTED else Outcome.PENDING
+            applied_at = now if state is State.APPLIED else None
+            self.conn.execute(
+                """INSERT INTO proposals (id, episode_id, workspace_id, path, agent, model, tool,
+                   tool_use_id, dedupe_key, state, outcome, chars_added, chars_removed,
+                   lines_added, lines_removed, created_file, backfilled, source, created_at,
+                   applied_at, decided_at, decided_by, settled_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    proposal_id,
+                    episode_id,
+                    workspace_id,
+                    relative_path,
+                    proposal.agent,
+                    proposal.model,
+                    proposal.tool,
+                    proposal.tool_use_id,
+                    proposal.dedupe_key,
+                    state.value,
+                    outcome.value,
+                    change.chars_added,
+                    change.chars_removed,
+                    change.lines_added,
+                    change.lines_removed,
+                    int(proposal.created_file),
+                    int(proposal.backfilled),
+                    proposal.source,
+                    now,
+                    applied_at,
+                    now if state is State.REJECTED else None,
+                    proposal.decided_by,
+                    now if state is State.REJECTED else None,
+                ),
+            )
+            self._insert_hunks(proposal_id, located)
+            if state is State.APPLIED:
+                self._schedule(proposal_id, now, windows, late)
+                if proposal.file_text is not None:
+                    self.set_baseline(workspace_id, relative_path, proposal.file_text, now)
+            if state is State.REJECTED:
+                self._settle_episode_if_done(episode_id, now)
+            return proposal_id
+
+    def _insert_hunks(self, proposal_id: str, located: Sequence[LocatedHunk]) -> None:
+        self.conn.executemany(
+            """INSERT INTO hunks (proposal_id, idx, old_text, new_text, region_start, region_end,
+               context_before, context_after, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (
+                    proposal_id,
+                    i,
+                    h.old_text,
+                    h.new_text,
+                    h.span[0] if h.span else None,
+                    h.span[1] if h.span else None,
+                    h.context_before,
+                    h.context_after,
+                    "tracking" if h.span else "lost",
+                )
+                for i, h in enumerate(located)
+            ],
+        )
+
+    def _schedule(
+        self, proposal_id: str, applied_at: float, windows: Sequence[Window], late: Window
+    ) -> None:
+        self.conn.executemany(
+            """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds, due_at)
+               VALUES (?, ?, ?, ?)""",
+            [(proposal_id, w.label, w.seconds, applied_at + w.seconds) for w in (*windows, late)],
+        )
+
+    def decide_proposal(
+        self,
+        proposal_id: str,
+        *,
+        accepted: bool,
+        decided_by: str | None,
+        now: float,
+        located: Sequence[LocatedHunk] | None = None,
+        file_text: str | None = None,
+        windows: Sequence[Window] = (),
+        late: Window | None = None,
+    ) -> None:
+        """Accept (apply) or reject a shown proposal."""
+        with self.transaction():
+            row = self.proposal_row(proposal_id)
+            if row["state"] != State.SHOWN.value:
+                return
+            if not accepted:
+                self.conn.execute(
+                    """UPDATE proposals SET state = 'rejected', outcome = 'rejected',
+                       decided_at = ?, decided_by = ?, settled_at = ? WHERE id = ?""",
+                    (now, decided_by, now, proposal_id),
+                )
+                self._settle_episode_if_done(row["episode_id"], now)
+                return
+            self.conn.execute(
+                """UPDATE proposals SET state = 'applied', applied_at = ?, decided_at = ?,
+                   decided_by = ? WHERE id = ?""",
+                (now, now, decided_by, proposal_id),
+            )
+            if located is not None:
+                self.conn.execute("DELETE FROM hunks WHERE proposal_id = ?", (proposal_id,))
+                self._insert_hunks(proposal_id, located)
+            if late is not None:
+                self._schedule(proposal_id, now, windows, late)
+            if file_text is not None:
+                self.set_baseline(row["workspace_id"], row["path"], file_text, now)
+
+    def proposal_row(self, proposal_id: str) -> sqlite3.Row:
+        row = self.conn.execute("SELECT * FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no proposal {proposal_id}")
+        return row
+
+    def hunk_rows(self, proposal_id: str) -> list[sqlite3.Row]:
+        return self.conn.execute(
+            "SELECT * FROM hunks WHERE proposal_id = ? ORDER BY idx", (proposal_id,)
+        ).fetchall()
+
+    def live_proposals(self, workspace_id: int, path: str) -> list[sqlite3.Row]:
+        """Applied proposals of a file whose tracking is not over (late check included)."""
+        return self.conn.execute(
+            """SELECT p.* FROM proposals p WHERE p.workspace_id = ? AND p.path = ?
+               AND p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
+               WHERE c.proposal_id = p.id AND c.observed_at IS NULL) ORDER BY p.id""",
+            (workspace_id, path),
+        ).fetchall()
+
+    # -- baselines -------------------------------------------------------------------------
+
+    def baseline(self, workspace_id: int, path: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT text FROM tracked_files WHERE workspace_id = ? AND path = ?",
+            (workspace_id, path),
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def set_baseline(self, workspace_id: int, path: str, text: str | None, now: float) -> None:
+        self.conn.execute(
+            """INSERT INTO tracked_files (workspace_id, path, text, observed_at) VALUES (?, ?, ?, ?)
+               ON CONFLICT (workspace_id, path) DO UPDATE SET text = excluded.text,
+               observed_at = excluded.observed_at""",
+            (workspace_id, path, text, now),
+        )
+
+    def update_regions(self, spans: dict[int, tuple[int, int] | None]) -> None:
+        """New (start, end) per hunk id; None marks the region lost."""
+        self.conn.executemany(
+            """UPDATE hunks SET region_start = ?, region_end = ?,
+               status = CASE WHEN ? IS NULL THEN 'lost' ELSE 'tracking' END WHERE id = ?""",
+            [
+                (s[0] if s else None, s[1] if s else None, s[0] if s else None, hunk_id)
+                for hunk_id, s in spans.items()
+            ],
+        )
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def due_checkpoints(
+        self, now: float, *, workspace_root: str | None = None, paths: Sequence[str] = ()
+    ) -> list[DueCheckpoint]:
+        sql = """SELECT c.id, c.proposal_id, c.window, c.due_at, p.workspace_id, w.root, p.path,
+                 c.window_seconds = (SELECT max(c2.window_seconds) FROM checkpoints c2
+                    WHERE c2.proposal_id = c.proposal_id AND c2.window != 'late') AS is_final
+                 FROM checkpoints c JOIN proposals p ON p.id = c.proposal_id
+                 JOIN workspaces w ON w.id = p.workspace_id
+                 WHERE c.observed_at IS NULL AND c.due_at <= ?"""
+        params: list[Any] = [now]
+        if workspace_root is not None:
+            sql += " AND w.root = ?"
+            params.append(workspace_root)
+        if paths:
+            sql += f" AND p.path IN ({','.join('?' * len(paths))})"
+            params.extend(paths)
+        sql += " ORDER BY c.due_at"
+        return [
+            DueCheckpoint(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]) and r[2] != "late")
+            for r in self.conn.execute(sql, params)
+        ]
+
+    def next_due_at(self) -> float | None:
+        row = self.conn.execute(
+            "SELECT min(due_at) FROM checkpoints WHERE observed_at IS NULL"
+        ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def record_checkpoint(
+        self,
+        checkpoint_id: int,
+        *,
+        observed_at: float,
+        similarity: float | None,
+        retention: float | None,
+        outcome: Outcome,
+        via: str,
+    ) -> None:
+        self.conn.execute(
+            """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?, outcome = ?,
+               via = ? WHERE id = ? AND observed_at IS NULL""",
+            (observed_at, similarity, retention, outcome.value, via, checkpoint_id),
+        )
+
+    def set_outcome(
+        self,
+        proposal_id: str,
+        *,
+        outcome: Outcome,
+        reason: str,
+        similarity: float | None,
+        retention: float | None,
+        settled_at: float | None,
+    ) -> None:
+        self.conn.execute(
+            """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
+               settled_at = ? WHERE id = ?""",
+            (outcome.value, reason, similarity, retention, settled_at, proposal_id),
+        )
+        if settled_at is not None:
+            episode_id = self.conn.execute(
+                "SELECT episode_id FROM proposals WHERE id = ?", (proposal_id,)
+            ).fetchone()[0]
+            self._settle_episode_if_done(episode_id, settled_at)
+
+    def _settle_episode_if_done(self, episode_id: str, now: float) -> None:
+        self.conn.execute(
+            """UPDATE episodes SET settled_at = ? WHERE id = ? AND settled_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM proposals WHERE episode_id = ?
+               AND settled_at IS NULL)""",
+            (now, episode_id, episode_id),
+        )
+
+    # -- test runs -------------------------------------------------------------------------
+
+    def add_test_run(self, run: TestRunInput, *, now: float) -> str:
+        """Record a test run and link it to the episodes of its workspace it followed: those
+        with an applied proposal before the run started that are not settled yet."""
+        with self.transaction():
+            if run.dedupe_key:
+                row = self.conn.execute(
+                    "SELECT id FROM test_runs WHERE dedupe_key = ?", (run.dedupe_key,)
+                ).fetchone()
+                if row:
+                    return str(row[0])
+            workspace_id = self.ensure_workspace(run.workspace, now) if run.workspace else None
+            run_id = new_id(now)
+            self.conn.execute(
+                """INSERT INTO test_runs (id, workspace_id, command, name, cwd, source, started_at,
+                   duration_s, exit_code, passed, failed, errors, skipped, failing_ids,
+                   dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    run_id,
+                    workspace_id,
+                    run.command,
+                    run.name,
+                    run.cwd,
+                    run.source,
+                    run.started_at,
+                    run.duration_s,
+                    run.exit_code,
+                    run.passed,
+                    run.failed,
+                    run.errors,
+                    run.skipped,
+                    json.dumps(run.failing_ids),
+                    run.dedupe_key,
+                ),
+            )
+            if workspace_id is not None:
+                self.conn.execute(
+                    """INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id)
+                       SELECT DISTINCT e.id, ? FROM episodes e JOIN proposals p
+                       ON p.episode_id = e.id WHERE e.workspace_id = ? AND e.settled_at IS NULL
+                       AND p.applied_at IS NOT NULL AND p.applied_at <= ?""",
+                    (run_id, workspace_id, run.started_at),
+                )
+            return run_id
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def resolve_episode_id(self, prefix: str) -> str:
+        rows = self.conn.execute(
+            "SELECT id FROM episodes WHERE id LIKE ? ORDER BY id LIMIT 2",
+            (prefix.replace("%", "").replace("_", "") + "%",),
+        ).fetchall()
+        if not rows:
+            row = self.conn.execute(
+                "SELECT episode_id FROM proposals WHERE id = ?", (prefix,)
+            ).fetchone()
+            if row:
+                return str(row[0])
+            raise NotFoundError(f"no episode or proposal with id {prefix!r}")
+        if len(rows) > 1:
+            raise NotFoundError(f"id prefix {prefix!r} is ambiguous; give more digits")
+        return str(rows[0][0])

@@ -1,0 +1,50 @@
+"""Following a file's hunks from one known text to the next, and reading what they hold now."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from capture.outcomes import HunkObservation, Measurement, measure, observe_hunk
+from capture.regions import Region, track_changeset
+from capture.relocate import relocate
+from capture.textdiff import diff_edits
+
+__all__ = ["TrackedHunk", "follow", "measure_hunks"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrackedHunk:
+    old_text: str
+    new_text: str
+    region: Region | None  # None: lost
+    context_before: str = ""
+    context_after: str = ""
+
+
+def follow(baseline: str | None, text: str, hunks: Sequence[TrackedHunk]) -> list[Region | None]:
+    """Where each hunk's region is in `text`.
+
+    With the previous text known, regions move through the diff between the two (continuity).
+    Without it, or for hunks already lost, they are found again by content, or stay lost.
+    """
+    changeset = diff_edits(baseline, text) if baseline is not None else None
+    result: list[Region | None] = []
+    for hunk in hunks:
+        if hunk.region is not None and changeset is not None:
+            result.append(track_changeset(hunk.region, changeset))
+            continue
+        hint = None if hunk.region is None else hunk.region.span()[0]
+        result.append(
+            relocate(text, hunk.new_text, hunk.context_before, hunk.context_after, hint=hint)
+        )
+    return result
+
+
+def measure_hunks(text: str | None, hunks: Sequence[TrackedHunk]) -> Measurement:
+    """What the hunks hold in `text` (None: the file cannot be read, so every hunk is lost)."""
+    observations: list[HunkObservation] = []
+    for hunk in hunks:
+        span = None if text is None or hunk.region is None else hunk.region.span()
+        observations.append(observe_hunk(text or "", hunk.old_text, hunk.new_text, span))
+    return measure(observations)

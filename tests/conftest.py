@@ -1,0 +1,74 @@
+"""Shared fixtures: an isolated CAPTURE_HOME and the `capture` command run as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = ROOT.parent / "shared" / "agent-formats"
+
+
+def capture_env(home: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["CAPTURE_HOME"] = str(home)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("CAPTURE_WINDOWS", "300ms,600ms,1s")
+    env.pop("NO_COLOR", None)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def capture_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "capture-home"
+    monkeypatch.setenv("CAPTURE_HOME", str(home))
+    monkeypatch.setenv("CAPTURE_WINDOWS", "300ms,600ms,1s")
+    return home
+
+
+RunCapture = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run_capture(capture_home: Path) -> RunCapture:
+    """Run `python -m capture ARGS` as a subprocess in the test's CAPTURE_HOME."""
+
+    def run(
+        *args: str,
+        input: str | bytes | None = None,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        check: bool = False,
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = capture_env(capture_home, **(env or {}))
+        proc = subprocess.run(
+            [sys.executable, "-m", "capture", *args],
+            input=input.encode() if isinstance(input, str) else input,
+            capture_output=True,
+            cwd=cwd,
+            env=full_env,
+            timeout=120,
+        )
+        result = subprocess.CompletedProcess(
+            proc.args,
+            proc.returncode,
+            proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"),
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"capture {args} failed: {result.stderr}")
+        return result
+
+    return run
+
+
+def episodes_json(run_capture: RunCapture, *args: str) -> list[dict]:
+    result = run_capture("episodes", "--json", *args, check=True)
+    return json.loads(result.stdout)
