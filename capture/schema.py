@@ -154,8 +154,6 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
                 enabled INTEGER NOT NULL DEFAULT 0,
                 url TEXT,
                 token TEXT,
-                level TEXT NOT NULL DEFAULT 'redacted',
-                all_workspaces INTEGER NOT NULL DEFAULT 0,
                 salt BLOB,
                 last_run_at REAL,
                 last_success_at REAL,
@@ -163,8 +161,10 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
                 updated_at REAL
             )""",
             "INSERT INTO sync_settings (id) VALUES (1)",
+            # root '*' holds the settings of `--all` (every workspace not listed on its own).
             """CREATE TABLE sync_workspaces (
                 root TEXT PRIMARY KEY,
+                level TEXT NOT NULL,
                 include TEXT NOT NULL DEFAULT '[]',
                 exclude TEXT NOT NULL DEFAULT '[]',
                 enabled_at REAL NOT NULL

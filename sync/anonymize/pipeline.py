@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from capture.episodes import EPISODE_SCHEMA
 from sync.anonymize.detect import DetectSecrets
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
 from sync.anonymize.levels import Level
@@ -39,7 +40,9 @@ __all__ = [
     "dumps",
 ]
 
-SHARED_SCHEMA = "agent-capture/shared-episode@1"
+#: Same schema as `capture episodes --json`: fields are removed or rewritten per level (and
+#: `level`, `language`, counts added), never given another meaning.
+SHARED_SCHEMA = EPISODE_SCHEMA
 
 #: Values shorter than this are not searched for elsewhere: too many innocent collisions.
 _MIN_PROPAGATED = 6
