@@ -34,7 +34,9 @@ _KEYWORD = re.compile(
 # (base64 4.5 bits/char needs >= 23 distinct characters; hex 3.0 needs >= 8).
 _ENTROPY_DOUBLE = re.compile(r'"(?:[A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})"')
 _ENTROPY_SINGLE = re.compile(r"'(?:[A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})'")
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~]+")
+# What a token is made of, for widening a hit; `=` is left out, so that `KEY=value` widens to
+# `value` only.
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/_\-.~]+")
 # Our placeholders and identity markers: detect-secrets must not see them as values.
 _PLACEHOLDER = re.compile(r"<SECRET:[a-z0-9_]+:[0-9a-f]{8}>|<(?:email|ip|user|host|workspace)>")
 
@@ -134,7 +136,9 @@ class DetectSecrets:
         from detect_secrets.util.code_snippet import get_code_snippet
 
         self.lines_scanned += 1
-        masked = _PLACEHOLDER.sub(lambda m: " " * len(m.group()), line)
+        # Placeholders stay in the line (blanking them would make the next word look like a
+        # value); hits inside them are dropped by the caller.
+        masked = line
         if self._heuristic.is_indirect_reference(masked):
             result: tuple[tuple[str, str], ...] = ()
         else:

@@ -155,16 +155,20 @@ class Anonymizer:
     def _text(self, value: str | None, hint: str, state: _Pass) -> str | None:
         if not value:
             return value
-        findings = self.scanner.find(value, hint, state.plan)
+        found: list[str] = []
+        findings = self.scanner.find(value, hint, state.plan, found)
         out = value
         rounds = 0
         while findings and rounds < 3:
             out, replaced = redact(out, findings, self._secret_key)
             for original, placeholder in replaced:
-                if len(original) >= _MIN_PROPAGATED and "<SECRET:" not in original:
-                    state.values.setdefault(original, placeholder)
+                for v in (original, *found):
+                    if original.find(v) >= 0:
+                        for core in _cores(v):
+                            state.values.setdefault(core, placeholder)
             rounds += 1
-            findings = self.scanner.find(out, hint)
+            found = []
+            findings = self.scanner.find(out, hint, None, found)
         scrubbed = self.identity.scrub(out, state.roots, state.identity)
         if rounds:
             state.secrets += scrubbed.count("<SECRET:")
@@ -390,6 +394,22 @@ _TEST_RUN_PLAIN = (
 )  # fmt: skip
 _PROPOSAL_FIELDS = frozenset({"id", "file", "hunks", "checkpoints", *_PROPOSAL_PLAIN})
 _TEST_RUN_FIELDS = frozenset({"id", "command", "name", "failing_ids", *_TEST_RUN_PLAIN})
+
+
+_EDGE_PUNCTUATION = "()[]{}<>,;:.!?'\"`"
+
+
+def _cores(value: str) -> list[str]:
+    """What to look for elsewhere in the episode once `value` was found: the value, without
+    punctuation that clings to it in prose, and a URL credential's password on its own."""
+    out = []
+    for v in (value, value.strip(_EDGE_PUNCTUATION)):
+        if len(v) >= _MIN_PROPAGATED and "<SECRET:" not in v:
+            out.append(v)
+        user, colon, password = v.partition(":")
+        if colon and len(password) >= _MIN_PROPAGATED and "<SECRET:" not in password:
+            out.append(password)
+    return out
 
 
 def _episode_texts(e: dict[str, Any]) -> list[str]:

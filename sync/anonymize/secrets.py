@@ -77,10 +77,17 @@ class SecretScanner:
         detect = self.detect_secrets is not None and might_need_detect_secrets(text, present)
         return Plan(tokens, keywords, detect)
 
-    def find(self, text: str, hint: str = "", plan: Plan | None = None) -> list[Finding]:
+    def find(
+        self,
+        text: str,
+        hint: str = "",
+        plan: Plan | None = None,
+        values: list[str] | None = None,
+    ) -> list[Finding]:
         """Non-overlapping findings in text order. `hint` is a file name (its type changes how
         detect-secrets reads values) or empty for free text. `plan`: from `plan()` over a text
-        that contains this one (default: planned for this text alone)."""
+        that contains this one (default: planned for this text alone). `values`, when given,
+        receives each detector's own match before overlapping ones are merged."""
         if not text:
             return []
         if plan is None:
@@ -101,7 +108,10 @@ class SecretScanner:
             spans.extend(self.detect_secrets.find(text, hint))
         if not spans:
             return []
-        return _merge([s for s in spans if not _inside_placeholder(text, s[0], s[1])])
+        spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
+        if values is not None:
+            values.extend(text[a:b] for a, b, _ in spans)
+        return _merge(spans)
 
 
 def _keyword_pattern(rule: Rule, text: str, lower: str) -> tuple[re.Pattern[str], str]:
