@@ -53,7 +53,9 @@ def _jwt(rng: random.Random) -> str:
 
 def _private_key(rng: random.Random) -> str:
     lines = [_r(rng, _B64, 64) for _ in range(6)]
-    return "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----"
+    return (
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----"
+    )
 
 
 #: kind -> generator of a value. The value is what must never reach the collector.
@@ -164,7 +166,7 @@ def make_corpus(seed: int = 7, episodes: int = 80) -> tuple[list[dict[str, Any]]
             elif place == "test_output":
                 e["test_runs"].append(
                     {
-                        "id": f"{e['id'][:11]}{k:05x}",
+                        "id": f"{e['id']}-r{k}",
                         "command": f"pytest -q tests/test_auth.py -k {kind}",
                         "name": f"test_auth ({_in_prose(kind, value, rng)})",
                         "source": "wrapper",
@@ -183,7 +185,7 @@ def make_corpus(seed: int = 7, episodes: int = 80) -> tuple[list[dict[str, Any]]
                 )
             elif place == "file_name":
                 p2 = dict(p)
-                p2["id"] = f"{p['id'][:11]}{k:05x}"
+                p2["id"] = f"{e['id']}-p{k}"
                 p2["file"] = f"tests/fixtures/{value}.json"
                 p2["hunks"] = [{"old_text": "", "new_text": '{"ok": true}\n', "status": "tracking"}]
                 e["proposals"].append(p2)
@@ -191,7 +193,7 @@ def make_corpus(seed: int = 7, episodes: int = 80) -> tuple[list[dict[str, Any]]
                 message = f"fix auth: rotate {_in_prose(kind, value, rng)}"
                 e["test_runs"].append(
                     {
-                        "id": f"{e['id'][:11]}{k:05x}",
+                        "id": f"{e['id']}-r{k}",
                         "command": f'git commit -am "{message}" && pytest -q',
                         "name": None,
                         "source": "hook",
@@ -206,7 +208,7 @@ def make_corpus(seed: int = 7, episodes: int = 80) -> tuple[list[dict[str, Any]]
                     }
                 )
                 p3 = dict(p)
-                p3["id"] = f"{p['id'][:11]}{k + 1:05x}"
+                p3["id"] = f"{e['id']}-m{k}"
                 p3["file"] = ".git/COMMIT_EDITMSG"
                 p3["hunks"] = [{"old_text": "", "new_text": message + "\n", "status": "tracking"}]
                 e["proposals"].append(p3)

@@ -273,7 +273,8 @@ class RealCollector:
                     return self
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(self.proc.stderr.read().decode() if self.proc.stderr else "")
+                    err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                    raise RuntimeError(f"the collector exited: {err}") from None
                 time.sleep(0.05)
         raise RuntimeError("the collector did not start listening")
 

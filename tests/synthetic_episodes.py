@@ -16,12 +16,62 @@ from capture.store import Store
 
 __all__ = ["make_episode", "write_episodes"]
 
-_WORDS = (
-    "total items value result count index buffer parser token_count node child parent config "
-    "request response handler session user_id amount price order cart invoice report row column "
-    "table query cursor record event payload message queue worker task job retry timeout limit "
-    "offset page size width height color style render update delete create fetch load save"
-).split()
+_WORDS = [
+    "total",
+    "items",
+    "value",
+    "result",
+    "count",
+    "index",
+    "buffer",
+    "parser",
+    "token_count",
+    "node",
+    "child",
+    "parent",
+    "config",
+    "request",
+    "response",
+    "handler",
+    "session",
+    "user_id",
+    "amount",
+    "price",
+    "order",
+    "cart",
+    "invoice",
+    "report",
+    "row",
+    "column",
+    "table",
+    "query",
+    "cursor",
+    "record",
+    "event",
+    "payload",
+    "message",
+    "queue",
+    "worker",
+    "task",
+    "job",
+    "retry",
+    "timeout",
+    "limit",
+    "offset",
+    "page",
+    "size",
+    "width",
+    "height",
+    "color",
+    "style",
+    "render",
+    "update",
+    "delete",
+    "create",
+    "fetch",
+    "load",
+    "save",
+]
 _PROSE = (
     "fix the failing test in the parser so that empty input is accepted",
     "add pagination to the orders endpoint and keep the old behaviour as default",
@@ -62,7 +112,9 @@ def _block(rng: random.Random, lines: int) -> str:
     return "\n".join(_code_line(rng) for _ in range(lines)) + "\n"
 
 
-def make_episode(rng: random.Random, n: int, *, root: str = "/home/dev/work/shop") -> dict[str, Any]:
+def make_episode(
+    rng: random.Random, n: int, *, root: str = "/home/dev/work/shop"
+) -> dict[str, Any]:
     """One settled episode as `capture episodes --json` prints it."""
     t0 = 1_780_000_000.0 + n * 60
     eid = f"{int(t0 * 1000):011x}{n % 0xFFFFF:05x}"

@@ -76,11 +76,12 @@ if _MODE:
         if host is not None and not _is_loopback(host):
             try:
                 ipaddress.ip_address(str(host).split("%")[0])
+                numeric = True
             except ValueError:
-                refused = _MODE == "deny-all" or _MODE == "deny-remote"
-                _record("resolve", host, port, refused)
-                if refused:
-                    raise PermissionError(f"network guard: lookup of {host} refused in tests")
+                numeric = False
+            if not numeric:
+                _record("resolve", host, port, True)
+                raise PermissionError(f"network guard: lookup of {host} refused in tests")
         return _getaddrinfo(host, port, *args, **kwargs)  # type: ignore[arg-type]
 
     socket.socket.connect = connect  # type: ignore[method-assign]
