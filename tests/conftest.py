@@ -17,17 +17,19 @@ FORMATS = ROOT.parent / "shared" / "agent-formats"
 NETGUARD = ROOT / "tests" / "netguard"
 
 
-def _install_network_guard() -> None:
+def _install_network_guard() -> object:
     """This process may connect to loopback servers the tests start, and to nothing else."""
     import importlib.util
 
     os.environ.setdefault("CAPTURE_NETGUARD", "deny-remote")
     spec = importlib.util.spec_from_file_location("capture_netguard", NETGUARD / "sitecustomize.py")
     assert spec and spec.loader
-    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-_install_network_guard()
+NETWORK_GUARD = _install_network_guard()
 
 
 def capture_env(home: Path, **extra: str) -> dict[str, str]:
