@@ -127,14 +127,15 @@ class _Fenwick:
 class LineIndex:
     """A document's lines with fast offset <-> position conversion, updated per edit.
 
-    Lines (with terminators) are stored in blocks; per-block prefix sums of line and character
-    counts locate a line or an offset by bisection. An edit re-splits only the lines it
-    touches (plus one neighbour on each side, where a ``"\\r"`` and a ``"\\n"`` may join or
-    part) and rebuilds the short per-block prefix sums, so its cost does not depend on how
-    long the document is beyond the number of blocks. ASCII lines skip all encoding work.
+    Lines (with terminators) are stored in blocks of about ``block_size`` lines; Fenwick trees
+    over the per-block line and character counts locate a line or an offset in O(log blocks).
+    An edit re-splits only the lines it touches (plus one neighbour on each side, where a
+    ``"\\r"`` and a ``"\\n"`` may join or part) and updates the counts of its blocks, so its
+    cost does not grow with the document (only a block split rebuilds the trees, in
+    O(blocks)). ASCII lines skip all encoding work.
     """
 
-    def __init__(self, text: str = "", block_size: int = 256) -> None:
+    def __init__(self, text: str = "", block_size: int = 64) -> None:
         if block_size < 1:
             raise ValueError("block_size must be positive")
         self._block_size = block_size

@@ -18,6 +18,7 @@ __all__ = [
     "LEFT",
     "RIGHT",
     "Edit",
+    "GapRun",
     "Region",
     "RegionIndex",
     "Section",
