@@ -6,7 +6,16 @@ import secrets
 
 __all__ = ["new_id"]
 
+_last_ms = -1
+_sequence = 0
+
 
 def new_id(now: float) -> str:
-    """16 hex digits: 11 of milliseconds since the epoch, 5 random."""
-    return f"{int(now * 1000):011x}{secrets.randbelow(1 << 20):05x}"
+    """20 hex digits: milliseconds since the epoch (11), a per-process sequence within that
+    millisecond (3, so backfills stamping many records with one time stay ordered and distinct),
+    and 6 random digits against other processes."""
+    global _last_ms, _sequence
+    ms = int(now * 1000)
+    _sequence = (_sequence + 1) % 4096 if ms == _last_ms else 0
+    _last_ms = ms
+    return f"{ms:011x}{_sequence:03x}{secrets.randbelow(1 << 24):06x}"
