@@ -186,8 +186,8 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
                 sent_at REAL,
                 UNIQUE (episode_id, revision)
             )""",
-            "CREATE INDEX sync_outbox_due ON sync_outbox(next_attempt_at) WHERE state = 'queued'",
-            "CREATE INDEX sync_outbox_state ON sync_outbox(state)",
+            # Rows by state in queue order: the next batch is the first due rows of `queued`.
+            "CREATE INDEX sync_outbox_state ON sync_outbox(state, id)",
             """CREATE TABLE sync_episodes (
                 episode_id TEXT PRIMARY KEY,
                 fingerprint TEXT NOT NULL,

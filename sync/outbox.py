@@ -203,11 +203,14 @@ class Outbox:
         quarantine: str | None = None,
     ) -> None:
         """A new revision; an older one still waiting is superseded (only the newest goes)."""
-        self.conn.execute(
-            """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
-               AND state = 'queued'""",
-            (episode_id,),
-        )
+        if revision > 1:
+            # `+state`: look rows up by episode (the unique index), not through the partial
+            # index of queued rows, which the planner would otherwise scan whole.
+            self.conn.execute(
+                """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
+                   AND +state = 'queued'""",
+                (episode_id,),
+            )
         self.conn.execute(
             """INSERT INTO sync_outbox (episode_id, revision, level, content_hash, payload, state,
                last_error, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",

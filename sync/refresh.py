@@ -129,7 +129,7 @@ def _refresh_chunk(
                 # Every file it touched is excluded now: what was waiting to go stays home.
                 store.conn.execute(
                     """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
-                       AND state = 'queued'""",
+                       AND +state = 'queued'""",
                     (episode_id,),
                 )
                 report.excluded += 1

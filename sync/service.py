@@ -25,7 +25,14 @@ from sync.settings import (
 )
 from sync.uploader import DrainReport, Uploader
 
-__all__ = ["BackgroundSync", "anonymizer_for", "fill_outbox", "start_background_sync", "upload"]
+__all__ = [
+    "BackgroundSync",
+    "anonymizer_for",
+    "fill_outbox",
+    "start_background_sync",
+    "sync_now",
+    "upload",
+]
 
 log = logging.getLogger("capture.sync")
 
@@ -63,6 +70,7 @@ def upload(
     stop: threading.Event | None = None,
     progress: Callable[[DrainReport], None] | None = None,
     wait_for_lock: float = 0.0,
+    filling: threading.Event | None = None,
 ) -> DrainReport | None:
     """Drain the outbox; None when another uploader holds the lock."""
     assert settings.url and settings.token
@@ -79,13 +87,59 @@ def upload(
             options=upload_options(config.paths.config_file),
         )
         try:
-            report = uploader.drain(deadline=deadline, stop=stop, progress=progress)
+            report = uploader.drain(
+                deadline=deadline, stop=stop, progress=progress, filling=filling
+            )
         finally:
             uploader.close()
         failed = report.auth_failed or (report.timed_out and report.last_error is not None)
         with store.transaction():
             record_run(store.conn, at=time.time(), error=report.last_error, success=not failed)
         return report
+
+
+def sync_now(
+    store: Store,
+    config: Config,
+    settings: SyncSettings,
+    *,
+    deadline: float,
+    refresh_progress: Callable[[int, int], None] | None = None,
+    upload_progress: Callable[[DrainReport], None] | None = None,
+    wait_for_lock: float = 0.0,
+) -> tuple[RefreshReport, DrainReport | None]:
+    """Fill the outbox and drain it at the same time: a thread with its own connection uploads
+    each chunk as soon as it is queued, so the network wait overlaps the anonymizing."""
+    filling = threading.Event()
+    filling.set()
+    result: dict[str, DrainReport | None] = {}
+    failure: list[BaseException] = []
+
+    def drain() -> None:
+        try:
+            with Store.open(store.path) as own:
+                result["report"] = upload(
+                    own,
+                    config,
+                    settings,
+                    deadline=deadline,
+                    progress=upload_progress,
+                    wait_for_lock=wait_for_lock,
+                    filling=filling,
+                )
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=drain, name="capture-sync-upload", daemon=True)
+    thread.start()
+    try:
+        prepared = fill_outbox(store, config, settings, now=time.time(), progress=refresh_progress)
+    finally:
+        filling.clear()
+        thread.join()
+    if failure:
+        raise failure[0]
+    return prepared, result.get("report")
 
 
 class BackgroundSync:

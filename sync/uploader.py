@@ -247,9 +247,11 @@ class Uploader:
         deadline: float | None = None,
         stop: threading.Event | None = None,
         progress: Callable[[DrainReport], None] | None = None,
+        filling: threading.Event | None = None,
     ) -> DrainReport:
         """Send until nothing is due any more (rows waiting for a retry are waited for), the
-        token is refused, `deadline` passes or `stop` is set."""
+        token is refused, `deadline` passes or `stop` is set. While `filling` is set, another
+        thread is still queueing rows: an empty outbox means "wait", not "done"."""
         report = DrainReport()
         splits: list[list[Row]] = []
         unreachable_in_a_row = 0
@@ -284,6 +286,10 @@ class Uploader:
                 if not rows:
                     next_at = self.outbox.next_due_at()
                     if next_at is None:
+                        if filling is not None and filling.is_set():
+                            if not pause(0.05):
+                                break
+                            continue
                         break
                     if not pause(max(0.01, next_at - now)):
                         break

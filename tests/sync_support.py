@@ -51,8 +51,9 @@ class CollectorDouble:
     """Speaks `POST /v1/episodes` as the contract says: gzip'd JSON, bearer token, per-episode
     results, idempotency by `<id>:<revision>`. Failure modes are scripted by the test."""
 
-    def __init__(self, token: str = "test-token", port: int = 0) -> None:
+    def __init__(self, token: str = "test-token", port: int = 0, keep_bodies: bool = True) -> None:
         self.token = token
+        self.keep_bodies = keep_bodies
         self.port = port or free_port()
         self.bodies: list[bytes] = []  # decompressed request bodies, in arrival order
         self.headers: list[dict[str, str]] = []
@@ -65,6 +66,7 @@ class CollectorDouble:
         self.hold = threading.Event()  # set: answer; clear: hold answers (after storing)
         self.hold.set()
         self.arrived = threading.Event()
+        self.requests = 0
         self.lock = threading.Lock()
         self._server: _Server | None = None
 
@@ -81,6 +83,10 @@ class CollectorDouble:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 double._handle(self)
+
+            def do_GET(self) -> None:  # noqa: N802
+                stats = {"stored": len(double.stored), "requests": double.requests}
+                double._reply(self, Reply(200, json.dumps(stats).encode()))
 
         self._server = _Server(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -117,8 +123,10 @@ class CollectorDouble:
             return
         body = gzip.decompress(raw) if h.headers.get("Content-Encoding") == "gzip" else raw
         with self.lock:
-            self.bodies.append(body)
-            self.headers.append(dict(h.headers.items()))
+            self.requests += 1
+            if self.keep_bodies:
+                self.bodies.append(body)
+                self.headers.append(dict(h.headers.items()))
             scripted = self.script.pop(0) if self.script else None
         self.arrived.set()
         if scripted is not None:
@@ -345,3 +353,10 @@ def make_collector(workdir: Path, port: int | None = None) -> RealCollector | Do
     if real_collector_available():
         return RealCollector(workdir, port)
     return DoubleCollector(workdir, port)
+
+
+if __name__ == "__main__":
+    # python -m tests.sync_support PORT TOKEN: the double as a process of its own (benchmarks).
+    double = CollectorDouble(token=sys.argv[2], port=int(sys.argv[1]), keep_bodies=False).start()
+    print(f"listening on {double.url}", flush=True)
+    threading.Event().wait()

@@ -321,7 +321,7 @@ def _why_not_queued(store: Any, settings: Any, episode_id: str) -> str:
 
 def _now(ctx: Context, args: argparse.Namespace) -> int:
     from sync.outbox import Outbox
-    from sync.service import fill_outbox, upload
+    from sync.service import sync_now
     from sync.settings import load_settings
     from sync.uploader import SyncAuthError
 
@@ -332,25 +332,26 @@ def _now(ctx: Context, args: argparse.Namespace) -> int:
     if not settings.opt_ins:
         raise CaptureError("no workspace is opted in (capture sync enable --workspace PATH)")
     started = time.monotonic()
-    show = not args.quiet
-    progress_bar = _Progress(enabled=show)
-    with progress_bar:
-        progress_bar.phase("anonymizing", None)
-        prepared = fill_outbox(
-            store,
-            ctx.config,
-            settings,
-            now=ctx.now(),
-            progress=lambda done, total: progress_bar.update(done, total),
-        )
-        total = Outbox(store.conn).counts()["queued"]
-        progress_bar.phase("uploading", total)
-        report = upload(
+    bar = _Progress(enabled=not args.quiet)
+    with bar:
+        anonymizing = bar.task("anonymizing", None)
+        uploading = bar.task("uploading", None)
+        queued_before = Outbox(store.conn).counts()["queued"]
+        refreshed = [0]
+
+        def on_refresh(done: int, total: int) -> None:
+            refreshed[0] = total
+            bar.update(anonymizing, done, total)
+
+        prepared, report = sync_now(
             store,
             ctx.config,
             settings,
             deadline=time.time() + max(0.0, args.timeout),
-            progress=lambda r: progress_bar.update(r.sent + r.set_aside, total),
+            refresh_progress=on_refresh,
+            upload_progress=lambda r: bar.update(
+                uploading, r.sent + r.set_aside, queued_before + refreshed[0]
+            ),
             wait_for_lock=args.timeout,
         )
     if report is None:
@@ -385,12 +386,11 @@ def _retry(ctx: Context, args: argparse.Namespace) -> int:
 
 
 class _Progress:
-    """A rich progress bar on stderr when it is a terminal (and not asked to be quiet)."""
+    """rich progress bars on stderr when it is a terminal (and not asked to be quiet)."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
         self._progress: Any = None
-        self._task: Any = None
 
     def __enter__(self) -> _Progress:
         if self.enabled:
@@ -403,7 +403,6 @@ class _Progress:
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 console=Console(stderr=True),
-                transient=False,
             )
             self._progress.start()
         return self
@@ -412,13 +411,10 @@ class _Progress:
         if self._progress is not None:
             self._progress.stop()
 
-    def phase(self, name: str, total: int | None) -> None:
-        if self._progress is None:
-            return
-        if self._task is not None:
-            self._progress.update(self._task, visible=True)
-        self._task = self._progress.add_task(name, total=total)
+    def task(self, name: str, total: int | None) -> Any:
+        return self._progress.add_task(name, total=total) if self._progress is not None else None
 
-    def update(self, done: int, total: int | None) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=done, total=total)
+    def update(self, task: Any, done: int, total: int | None) -> None:
+        # Called from the upload thread too: rich's Progress is thread-safe.
+        if self._progress is not None and task is not None:
+            self._progress.update(task, completed=done, total=total)
