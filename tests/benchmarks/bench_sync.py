@@ -18,6 +18,7 @@ import gzip
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -58,12 +59,14 @@ def bench_anonymize(episodes: list[dict]) -> dict[str, float]:
     ref = len(episodes) / (time.perf_counter() - start)
     anonymizer = Anonymizer(SALT, identity)
     start = time.perf_counter()
+    cpu = time.process_time()
     quarantined = 0
     for e in episodes:
         projection = anonymizer.project(e, policy)
         content_hash(dumps(projection.episode))
         quarantined += bool(projection.quarantine)
     rate = len(episodes) / (time.perf_counter() - start)
+    cpu_rate = len(episodes) / (time.process_time() - cpu)
     ds = anonymizer.scanner.detect_secrets
     assert ds is not None
     # detect-secrets on every line, uncached, on a sample (the whole run would take minutes).
@@ -77,6 +80,7 @@ def bench_anonymize(episodes: list[dict]) -> dict[str, float]:
     ds_rate = len(sample) / (time.perf_counter() - start)
     return {
         "anonymize": rate,
+        "anonymize_cpu": cpu_rate,
         "json_dumps": ref,
         "detect_secrets_every_line": ds_rate,
         "ds_lines_scanned": ds.lines_scanned,
@@ -150,11 +154,14 @@ def bench_end_to_end(episodes: list[dict], tmp: Path, ws: Path) -> dict[str, flo
             env=env, check=True, capture_output=True,
         )  # fmt: skip
         start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         result = subprocess.run(
             [sys.executable, "-m", "capture", "sync", "now", "--quiet"],
             env=env, capture_output=True, text=True,
         )  # fmt: skip
         elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if result.returncode != 0:
             raise SystemExit(result.stderr)
         stored = collector.stored()
@@ -190,6 +197,7 @@ def bench_end_to_end(episodes: list[dict], tmp: Path, ws: Path) -> dict[str, flo
         peer_collector.stop()
     return {
         "end_to_end": len(episodes) / elapsed,
+        "end_to_end_cpu": len(episodes) / cpu,
         "elapsed": elapsed,
         "bare_post": peer,
         "collector": collector.kind,
@@ -211,14 +219,17 @@ def main() -> None:
         print(f"{args.episodes} synthetic episodes, {size:.0f} bytes of episode JSON on average")
         a = bench_anonymize(episodes)
         e = bench_end_to_end(episodes, tmp, ws)
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores")
     rows = [
-        ("anonymization alone (redacted)", a["anonymize"], ">= 5,000",
+        ("anonymization alone (redacted)", a["anonymize"], a["anonymize_cpu"], ">= 5,000",
          f"{a['anonymize'] / a['json_dumps']:.2f}x of json.dumps ({a['json_dumps']:,.0f}/s); "
          f"{a['anonymize'] / a['detect_secrets_every_line']:.0f}x detect-secrets on every line "
          f"({a['detect_secrets_every_line']:,.0f}/s)"),
         ("end to end: `capture sync now` to a collector on loopback", e["end_to_end"],
-         ">= 2,000", f"{e['end_to_end'] / e['bare_post']:.2f}x of bare httpx POSTs of the same "
-         f"batches ({e['bare_post']:,.0f}/s)"),
+         e["end_to_end_cpu"], ">= 2,000",
+         f"{e['end_to_end'] / e['bare_post']:.2f}x of bare httpx POSTs of the same batches "
+         f"({e['bare_post']:,.0f}/s)"),
     ]  # fmt: skip
     print(f"\ncollector: {e['collector']}; `sync now` said: {e['summary']}")
     print(
@@ -226,10 +237,10 @@ def main() -> None:
         f"({a['ds_cache_hits']:,} more answered from its cache); "
         f"quarantined: {a['quarantined']}"
     )
-    print("\n| figure | episodes/s | target | peer in the same run |")
-    print("|---|---:|---:|---|")
-    for name, rate, target, peer in rows:
-        print(f"| {name} | {rate:,.0f} | {target} | {peer} |")
+    print("\n| figure | episodes/s (wall) | episodes per CPU-second | target | peer, same run |")
+    print("|---|---:|---:|---:|---|")
+    for name, rate, cpu_rate, target, peer in rows:
+        print(f"| {name} | {rate:,.0f} | {cpu_rate:,.0f} | {target} | {peer} |")
 
 
 if __name__ == "__main__":
