@@ -9,17 +9,20 @@ so a late check that changes nothing visible at the chosen level sends nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from capture.episodes import load_episodes
 from capture.store import Store
-from sync.anonymize.pipeline import Anonymizer, Projection, content_hash, dumps
+from sync.anonymize.identity import Identity
+from sync.anonymize.levels import Level
+from sync.anonymize.pipeline import Anonymizer, Projection, content_hash
 from sync.outbox import Outbox, next_revision
 from sync.settings import OptIn, SyncSettings
 
-__all__ = ["RefreshReport", "changed_episodes", "project", "refresh"]
+__all__ = ["RefreshReport", "changed_episodes", "project", "project_chunk", "refresh"]
 
 CHUNK = 500
 
@@ -69,6 +72,13 @@ def project(anonymizer: Anonymizer, episode: dict[str, Any], opt_in: OptIn) -> P
     return anonymizer.project(episode, opt_in.policy)
 
 
+#: (episode id, serialized projection or None when excluded, content hash, quarantine reasons)
+Projected = tuple[str, str | None, str, tuple[str, ...]]
+
+#: A backlog at least this large is anonymized by a pool of processes.
+POOL_THRESHOLD = 2000
+
+
 def refresh(
     store: Store,
     settings: SyncSettings,
@@ -77,42 +87,99 @@ def refresh(
     now: float,
     progress: Callable[[int, int], None] | None = None,
     chunk: int = CHUNK,
+    workers: int | None = None,
 ) -> RefreshReport:
+    """Queue what changed. `workers` > 1: a backlog of at least POOL_THRESHOLD episodes is
+    anonymized by that many processes (`[sync] workers`; default 1, this process alone: on a busy
+    machine the pool's start-up and hand-overs cost more than the second core brings)."""
     report = RefreshReport()
     todo = changed_episodes(store, settings)
     report.considered = len(todo)
     outbox = Outbox(store.conn)
-    for i in range(0, len(todo), chunk):
-        part = todo[i : i + chunk]
-        _refresh_chunk(store, outbox, anonymizer, part, now, report)
+    chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+    if workers is None or len(todo) < POOL_THRESHOLD:
+        workers = 1
+    done = 0
+    for part, projected in _projections(store, anonymizer, chunks, workers):
+        _write_chunk(store, outbox, part, projected, now, report)
+        done += len(part)
         if progress is not None:
-            progress(min(i + chunk, len(todo)), len(todo))
+            progress(done, len(todo))
     return report
 
 
-def _refresh_chunk(
+def _projections(
     store: Store,
-    outbox: Outbox,
     anonymizer: Anonymizer,
-    part: Sequence[tuple[str, OptIn, str]],
-    now: float,
-    report: RefreshReport,
-) -> None:
-    ids = [episode_id for episode_id, _, _ in part]
-    episodes = {e["id"]: e for e in load_episodes(store, ids=ids)}
-    # The heavy part, outside the write lock.
-    projected: list[tuple[str, str, OptIn, Projection, str | None, str]] = []
-    for episode_id, opt_in, fingerprint in part:
+    chunks: list[list[tuple[str, OptIn, str]]],
+    workers: int,
+) -> Iterator[tuple[list[tuple[str, OptIn, str]], list[Projected]]]:
+    """Each chunk with its projections, in order; computed here or by worker processes."""
+    if workers <= 1 or len(chunks) <= 1:
+        for part in chunks:
+            yield part, project_chunk(store, anonymizer, part)
+        return
+    import multiprocessing
+
+    # spawn, not fork: this process may run an upload thread, and a forked child would inherit
+    # its locks mid-flight.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(
+        workers,
+        initializer=_worker_init,
+        initargs=(str(store.path), anonymizer.salt, anonymizer.identity_names),
+    ) as pool:
+        tasks = [[(i, o.level.value, o.include, o.exclude) for i, o, _ in part] for part in chunks]
+        for part, projected in zip(chunks, pool.imap(_worker_project, tasks), strict=True):
+            yield part, projected
+
+
+def project_chunk(
+    store: Store, anonymizer: Anonymizer, part: Sequence[tuple[str, OptIn, str]]
+) -> list[Projected]:
+    episodes = {e["id"]: e for e in load_episodes(store, ids=[i for i, _, _ in part])}
+    out: list[Projected] = []
+    for episode_id, opt_in, _ in part:
         episode = episodes.get(episode_id)
         if episode is None:
             continue
         projection = project(anonymizer, episode, opt_in)
-        serialized = dumps(projection.episode) if projection.episode is not None else None
+        serialized = projection.serialized if projection.episode is not None else None
         digest = content_hash(serialized) if serialized is not None else "excluded"
-        projected.append((episode_id, fingerprint, opt_in, projection, serialized, digest))
+        out.append((episode_id, serialized, digest, projection.quarantine))
+    return out
+
+
+_worker: dict[str, Any] = {}
+
+
+def _worker_init(db_path: str, salt: bytes, identity: Identity) -> None:
+    _worker["store"] = Store.open(Path(db_path))
+    _worker["anonymizer"] = Anonymizer(salt, identity)
+
+
+def _worker_project(
+    task: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]],
+) -> list[Projected]:
+    part = [
+        (i, OptIn("", Level(level), include, exclude), "") for i, level, include, exclude in task
+    ]
+    return project_chunk(_worker["store"], _worker["anonymizer"], part)
+
+
+def _write_chunk(
+    store: Store,
+    outbox: Outbox,
+    part: Sequence[tuple[str, OptIn, str]],
+    projected: Sequence[Projected],
+    now: float,
+    report: RefreshReport,
+) -> None:
+    by_id = {episode_id: (opt_in, fingerprint) for episode_id, opt_in, fingerprint in part}
     with store.transaction():
-        latest = outbox.latest(ids)
-        for episode_id, fingerprint, opt_in, projection, serialized, digest in projected:
+        latest = outbox.latest([episode_id for episode_id, _, _ in part])
+        for episode_id, serialized, digest, quarantine_reasons in projected:
+            opt_in, fingerprint = by_id[episode_id]
             store.conn.execute(
                 """INSERT INTO sync_episodes (episode_id, fingerprint, content_hash, revision)
                    VALUES (?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET
@@ -138,7 +205,7 @@ def _refresh_chunk(
             if revision is None:
                 report.unchanged += 1
                 continue
-            quarantine = "; ".join(projection.quarantine) or None
+            quarantine = "; ".join(quarantine_reasons) or None
             outbox.add(
                 episode_id,
                 revision,

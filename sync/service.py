@@ -16,6 +16,7 @@ from sync.lock import upload_lock
 from sync.refresh import RefreshReport, refresh
 from sync.settings import (
     SyncSettings,
+    anonymize_workers,
     contributor_id,
     load_settings,
     local_identity,
@@ -58,6 +59,7 @@ def fill_outbox(
         anonymizer or anonymizer_for(store, config),
         now=now,
         progress=progress,
+        workers=anonymize_workers(config.paths.config_file),
     )
 
 

@@ -27,6 +27,7 @@ from sync.anonymize.pipeline import WorkspacePolicy
 
 __all__ = [
     "ALL",
+    "anonymize_workers",
     "OptIn",
     "SyncSettings",
     "contributor_id",
@@ -36,6 +37,7 @@ __all__ = [
     "local_identity",
     "record_run",
     "salt",
+    "upload_options",
     "validate_url",
 ]
 
@@ -323,3 +325,19 @@ def upload_options(config_file: Path | None = None, env: dict[str, str] | None =
     if (v := setting("timeout", "CAPTURE_SYNC_TIMEOUT")) is not None:
         values["timeout"] = parse_duration(v)
     return UploadOptions(**values)
+
+
+def anonymize_workers(config_file: Path | None = None, env: dict[str, str] | None = None) -> int:
+    """Processes to anonymize a large backlog with: `[sync] workers` or CAPTURE_SYNC_WORKERS."""
+    env = dict(os.environ) if env is None else env
+    value: Any = env.get("CAPTURE_SYNC_WORKERS")
+    if value is None and config_file is not None and config_file.exists():
+        with config_file.open("rb") as fh:
+            section = tomllib.load(fh).get("sync", {})
+        value = section.get("workers") if isinstance(section, dict) else None
+    if value is None:
+        return 1
+    try:
+        return max(1, min(16, int(value)))
+    except ValueError:
+        raise ConfigError(f"sync workers must be a number, not {value!r}") from None

@@ -93,6 +93,17 @@ def _code_line(rng: random.Random) -> str:
     kind = rng.random()
     a, b = _ident(rng), _ident(rng)
     indent = "    " * rng.randint(0, 2)
+    if kind < 0.02:
+        # Lines that send a detector to detect-secrets: a quoted digest or id, a key word.
+        return indent + rng.choice(
+            [
+                f'{a} = "{rng.getrandbits(160):040x}"',
+                f'request_id = "{rng.getrandbits(128):032x}"',
+                f'api_key = os.environ["{a.upper()}_API_KEY"]',
+                f'password_field = form.get("password_{b}")',
+                f'secret_name = "{a}-{rng.randint(0, 99)}"',
+            ]
+        )
     if kind < 0.25:
         return f"{indent}{a} = {b}({_ident(rng)}, {rng.randint(0, 999)})"
     if kind < 0.45:

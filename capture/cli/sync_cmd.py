@@ -260,7 +260,7 @@ def _fresh_rows(
     every settled episode while sync is off."""
     from capture.episodes import load_episodes
     from sync.anonymize.levels import Level
-    from sync.anonymize.pipeline import WorkspacePolicy, content_hash, dumps
+    from sync.anonymize.pipeline import WorkspacePolicy, content_hash
     from sync.outbox import Outbox, Row, next_revision
 
     outbox = Outbox(store.conn)
@@ -280,7 +280,7 @@ def _fresh_rows(
         if projection.quarantine:
             notes.append(f"{e['id']}: would be quarantined: {'; '.join(projection.quarantine)}")
             continue
-        serialized = dumps(projection.episode)
+        serialized = projection.serialized or ""
         last = outbox.last_row(e["id"])
         latest = (last["revision"], last["content_hash"]) if last else None
         revision = next_revision(latest, content_hash(serialized))

@@ -15,7 +15,9 @@ because some plugins report only a prefix (the GitHub plugin reports `ghp`).
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from typing import Any
 
 __all__ = [
@@ -31,9 +33,15 @@ _KEYWORD = re.compile(
     r"client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|contrase"
 )
 # What the entropy plugins can flag: a quoted string long enough to reach their limits
-# (base64 4.5 bits/char needs >= 23 distinct characters; hex 3.0 needs >= 8).
-_ENTROPY_DOUBLE = re.compile(r'"(?:[A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})"')
-_ENTROPY_SINGLE = re.compile(r"'(?:[A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})'")
+# (base64 4.5 bits/char needs >= 23 distinct characters; hex 3.0 needs >= 8)...
+_ENTROPY_DOUBLE = re.compile(r'"([A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})"')
+_ENTROPY_SINGLE = re.compile(r"'([A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})'")
+# ...and whose entropy comes near those limits. Below these (a margin under the plugins' own
+# 4.5 and 3.0) the plugins cannot report the string, so it need not be shown to them: UUIDs,
+# dotted names and long identifiers stop here.
+_BASE64_GATE = 4.0
+_HEX_GATE = 2.8
+_HEX = frozenset("0123456789abcdefABCDEF")
 # What a token is made of, for widening a hit; `=` is left out, so that `KEY=value` widens to
 # `value` only.
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/_\-.~]+")
@@ -55,21 +63,35 @@ DETECT_ANCHORS = ("key", "pass", "pwd", "secret", "contrase")
 
 
 def might_need_detect_secrets(text: str, anchors_present: set[str] | None = None) -> bool:
-    """Cheap test over a whole text (or all of an episode's text): could any line need it?"""
-    if anchors_present is None:
-        lower = text.lower()
-        anchors_present = {a for a in DETECT_ANCHORS if a in lower}
-    if not anchors_present.isdisjoint(DETECT_ANCHORS):
-        return True
-    return _has_entropy_candidate(text)
+    """Over a whole text (or all of an episode's text): does any line need detect-secrets?
+    Exactly the lines `find` would show it, so False means `find` finds nothing."""
+    if anchors_present is not None and anchors_present.isdisjoint(DETECT_ANCHORS):
+        return _has_entropy_candidate(text)
+    return bool(_candidate_lines(text))
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _high_entropy(value: str) -> bool:
+    gate = _HEX_GATE if _HEX.issuperset(value) else _BASE64_GATE
+    return _entropy(value) > gate
+
+
+def _entropy_candidates(text: str) -> list[int]:
+    """Start offsets of quoted strings the entropy plugins could flag."""
+    out: list[int] = []
+    # Two expressions, each with a literal first character, scan faster than one with a class.
+    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
+        if quote in text:
+            out.extend(m.start() for m in pattern.finditer(text) if _high_entropy(m.group(1)))
+    return out
 
 
 def _has_entropy_candidate(text: str) -> bool:
-    # Two expressions, each with a literal first character, scan faster than one with a class.
-    return bool(
-        ('"' in text and _ENTROPY_DOUBLE.search(text))
-        or ("'" in text and _ENTROPY_SINGLE.search(text))
-    )
+    return bool(_entropy_candidates(text))
 
 
 def line_needs_detect_secrets(line: str) -> bool:
@@ -139,12 +161,17 @@ class DetectSecrets:
         # Placeholders stay in the line (blanking them would make the next word look like a
         # value); hits inside them are dropped by the caller.
         masked = line
+        # The keyword plugin (the slowest, ~40 us a line) can only fire on a line holding one
+        # of its words: skip it elsewhere.
+        keyword = _KEYWORD.search(line.lower()) is not None
         if self._heuristic.is_indirect_reference(masked):
             result: tuple[tuple[str, str], ...] = ()
         else:
             context = get_code_snippet([masked], 1)
             hits: list[tuple[str, str]] = []
             for plugin in plugins:
+                if not keyword and type(plugin).__name__ == "KeywordDetector":
+                    continue
                 for secret in plugin.analyze_line(
                     filename=key[0], line=masked, line_number=1, context=context
                 ):
@@ -190,10 +217,8 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
             if _KEYWORD.search(lower, start, end):
                 lines.add((start, end))
             at = lower.find(anchor, end)
-    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
-        if quote in text:
-            for m in pattern.finditer(text):
-                lines.add(_line_at(text, m.start()))
+    for start in _entropy_candidates(text):
+        lines.add(_line_at(text, start))
     return sorted(lines)
 
 

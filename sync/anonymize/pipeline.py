@@ -86,6 +86,8 @@ class Projection:
     quarantine: tuple[str, ...] = ()
     secrets: int = 0
     excluded_files: int = 0
+    #: The episode as it is sent (`dumps(episode)`), computed once here.
+    serialized: str | None = None
 
 
 @dataclass(slots=True)
@@ -133,6 +135,8 @@ class Anonymizer:
         *,
         detect_secrets: DetectSecrets | None = None,
     ) -> None:
+        self.salt = salt
+        self.identity_names = identity or Identity()
         # Separate keys per use, so that a path digest can never be matched with a secret digest.
         self._secret_key = hmac.digest(salt, b"agent-capture/secret", "sha256")
         self._name_key = hmac.digest(salt, b"agent-capture/name", "sha256")
@@ -234,11 +238,16 @@ class Anonymizer:
             "test_runs": [self._test_run(r, level, state) for r in episode.get("test_runs") or []],
         }  # fmt: skip
         self._extra(episode, out, _EPISODE_FIELDS, level, state)
-        if state.values:
-            out = self._propagate(out, state)
-        reasons = self._second_scan(out, state)
         out["secrets_redacted"] = state.secrets
-        return Projection(out, tuple(reasons), state.secrets, excluded)
+        serialized = dumps(out)
+        if state.values and _any_in(state.values, serialized):
+            # A replaced value occurs somewhere else too: replace it there (a walk over the
+            # whole episode, so only when the serialized form says it is needed).
+            out = self._propagate(out, state)
+            out["secrets_redacted"] = state.secrets
+            serialized = dumps(out)
+        reasons = self._second_scan(serialized, state)
+        return Projection(out, tuple(reasons), state.secrets, excluded, serialized)
 
     def _proposal(self, p: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
         def text(value: str | None, hint: str) -> str | None:
@@ -347,7 +356,7 @@ class Anonymizer:
         state.unchecked = [fix(s) for s in state.unchecked]
         return result
 
-    def _second_scan(self, out: dict[str, Any], state: _Pass) -> list[str]:
+    def _second_scan(self, serialized: str, state: _Pass) -> list[str]:
         reasons: list[str] = []
         # Joined by newlines: every rule but the private-key block stops at a line's end, and that
         # one only grows when joined, so a hit in any string is a hit here.
@@ -360,13 +369,20 @@ class Anonymizer:
             if len(self._known_clean) > 50_000:
                 self._known_clean.clear()
             self._known_clean.update(s for s in state.unchecked if len(s) < 200)
-        if state.values:
-            serialized = dumps(out)
-            for value, placeholder in state.values.items():
-                if value in serialized or dumps(value)[1:-1] in serialized:
-                    kind = placeholder.split(":")[1]
-                    reasons.append(f"second scan: a replaced {kind} value is still present")
+        for value, placeholder in state.values.items():
+            if _occurs(value, serialized):
+                kind = placeholder.split(":")[1]
+                reasons.append(f"second scan: a replaced {kind} value is still present")
         return sorted(set(reasons))
+
+
+def _occurs(value: str, serialized: str) -> bool:
+    """Does `value` occur in the serialized episode, as it is or JSON-escaped?"""
+    return value in serialized or dumps(value)[1:-1] in serialized
+
+
+def _any_in(values: dict[str, str], serialized: str) -> bool:
+    return any(_occurs(v, serialized) for v in values)
 
 
 class _Drop:

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from capture.store import Store  # noqa: E402
-from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash, dumps  # noqa: E402
+from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash  # noqa: E402
 from sync.anonymize.detect import DetectSecrets  # noqa: E402
 from sync.outbox import Row, body_for  # noqa: E402
 from tests.sync_support import free_port, real_collector_available  # noqa: E402
@@ -63,7 +63,7 @@ def bench_anonymize(episodes: list[dict]) -> dict[str, float]:
     quarantined = 0
     for e in episodes:
         projection = anonymizer.project(e, policy)
-        content_hash(dumps(projection.episode))
+        content_hash(projection.serialized or "")
         quarantined += bool(projection.quarantine)
     rate = len(episodes) / (time.perf_counter() - start)
     cpu_rate = len(episodes) / (time.process_time() - cpu)
