@@ -175,3 +175,41 @@ def test_a_refused_token_is_one_line_and_exit_5(
     assert result.returncode == 5
     assert result.stderr.startswith("capture: error: the collector refused the token (HTTP 401")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_now_shows_progress_bars_on_a_terminal(
+    tmp_path: Path, run_capture: RunCapture, collector: CollectorDouble, capture_home: Path
+) -> None:
+    import os
+    import pty
+    import sys
+
+    from tests.conftest import capture_env
+
+    ws = make_ws(tmp_path)
+    propose(run_capture, ws, "a.py", BODY, "t1")
+    propose(run_capture, ws, "b.py", BODY, "t2")
+    settle(run_capture, ws)
+    run_capture("sync", "enable", "--url", collector.url, "--token", "team-token", cwd=ws,
+                check=True)  # fmt: skip
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "capture", "sync", "now"],
+        env=capture_env(capture_home, COLUMNS="100"), stdout=subprocess.PIPE, stderr=slave,
+    )  # fmt: skip
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = proc.communicate(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0
+    screen = shown.decode("utf-8", "replace")
+    assert "anonymizing" in screen and "uploading" in screen and "2/2" in screen
+    assert out.decode().startswith("2 episode(s) sent")
