@@ -93,8 +93,8 @@ def _code_line(rng: random.Random) -> str:
     kind = rng.random()
     a, b = _ident(rng), _ident(rng)
     indent = "    " * rng.randint(0, 2)
-    if kind < 0.02:
-        # Lines that send a detector to detect-secrets: a quoted digest or id, a key word.
+    if kind < 0.01:
+        # 1 line in 100 goes to detect-secrets: a quoted digest or id, or a secret key word.
         return indent + rng.choice(
             [
                 f'{a} = "{rng.getrandbits(160):040x}"',
