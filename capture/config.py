@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,12 +40,20 @@ class Config:
 
 def _read_toml(path: Path) -> dict[str, object]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        fh = path.open("rb")
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+    except OSError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+    # imported only now: the hook path loads the config on every agent tool call, mostly with
+    # no config file at all
+    import tomllib
+
+    with fh:
+        try:
+            return tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
 
 
 def load_config(env: dict[str, str] | None = None) -> Config:

@@ -9,7 +9,6 @@ so outcomes are measured while no editor is open.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from capture.agents.facts import (
@@ -47,15 +46,20 @@ __all__ = ["IngestReport", "candidate_roots", "ingest", "root_containing"]
 SOURCE = "hook"
 
 
-@dataclass(slots=True)
 class IngestReport:
-    proposals: list[str] = field(default_factory=list)
-    rejected: list[str] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)
-    test_runs: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    checkpoints: int = 0
-    root: str | None = None
+    """What one hook call recorded (ids), and the problems to log. Plain class: see
+    capture.agents.facts."""
+
+    __slots__ = ("proposals", "rejected", "pending", "test_runs", "problems", "checkpoints", "root")
+
+    def __init__(self, problems: list[str]) -> None:
+        self.proposals: list[str] = []
+        self.rejected: list[str] = []
+        self.pending: list[str] = []
+        self.test_runs: list[str] = []
+        self.problems = problems
+        self.checkpoints = 0
+        self.root: str | None = None
 
 
 def _real(path: str) -> str:
@@ -81,12 +85,16 @@ def root_containing(path: str, roots: list[str]) -> str | None:
     return None
 
 
-@dataclass(slots=True)
 class _Prepared:
-    edit: Edit
-    proposal: ProposalInput
-    relative: str
-    located: list[LocatedHunk]
+    __slots__ = ("edit", "proposal", "relative", "located")
+
+    def __init__(
+        self, edit: Edit, proposal: ProposalInput, relative: str, located: list[LocatedHunk]
+    ) -> None:
+        self.edit = edit
+        self.proposal = proposal
+        self.relative = relative
+        self.located = located
 
 
 def _workspace_id(store: Store, root: str) -> int | None:

@@ -3,7 +3,6 @@ where objects were documented, and leave fields out."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -65,6 +64,8 @@ def absolute(path: str, cwd: str | None) -> str:
 
 def content_key(*parts: object) -> str:
     """A short stable digest: the dedupe key of a payload that carries no id of its own."""
+    import hashlib  # here: most payloads carry ids and never need it
+
     digest = hashlib.sha1(usedforsecurity=False)
     for part in parts:
         digest.update(str(part).encode("utf-8", "surrogatepass"))

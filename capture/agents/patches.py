@@ -4,7 +4,6 @@ apply_patch text, a whole file written over an old one."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from capture.model import HunkInput
@@ -66,15 +65,18 @@ def structured_patch_hunks(patch: Any) -> list[HunkInput]:
     return hunks
 
 
-@dataclass(slots=True)
 class PatchFile:
-    """One file of a Codex apply_patch: `action` is add, update or delete."""
+    """One file of a Codex apply_patch: `action` is add, update or delete; `content` is the
+    whole file, for an added file. (Not a dataclass: see capture.agents.facts.)"""
 
-    action: str
-    path: str
-    move_to: str | None = None
-    hunks: list[HunkInput] = field(default_factory=list)
-    content: str | None = None  # the whole file, for an added file
+    __slots__ = ("action", "path", "move_to", "hunks", "content")
+
+    def __init__(self, action: str, path: str) -> None:
+        self.action = action
+        self.path = path
+        self.move_to: str | None = None
+        self.hunks: list[HunkInput] = []
+        self.content: str | None = None
 
 
 _BEGIN = "*** Begin Patch"
