@@ -183,18 +183,24 @@ def _variants(hunk: HunkInput) -> Iterable[HunkInput]:
             yield HunkInput(o, n, hunk.start, hunk.line)
 
 
-def _on_line(text: str, hunk: HunkInput) -> HunkInput:
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _on_line(text: str, hunk: HunkInput, starts: list[int]) -> HunkInput:
     """A hunk with a line but no offset, pinned to its new text's occurrence on that line (a
     Tab completion ends a long line: the nearest occurrence to the line's start may be on an
     earlier line)."""
     if hunk.start is not None or hunk.line is None or not hunk.new_text:
         return hunk
-    line_start = 0
-    for _ in range(hunk.line - 1):
-        found = text.find("\n", line_start)
-        if found < 0:
-            return hunk
-        line_start = found + 1
+    if hunk.line - 1 >= len(starts):
+        return hunk
+    line_start = starts[hunk.line - 1]
     line_end = text.find("\n", line_start)
     at = text.find(hunk.new_text, line_start)
     if at < 0 or (line_end >= 0 and at > line_end):
@@ -235,9 +241,13 @@ def fit_hunks(text: str, hunks: list[HunkInput]) -> list[HunkInput]:
     the file is replaced by the first variant that is (see _variants); a hunk with a line is
     pinned to its occurrence on that line."""
     fitted: list[HunkInput] = []
+    starts: list[int] | None = None
     for hunk in hunks:
         hunk = trim_context(hunk)
         if hunk.new_text and hunk.new_text not in text:
             hunk = next((v for v in _variants(hunk) if v.new_text in text), hunk)
-        fitted.append(_on_line(text, hunk))
+        if hunk.line is not None and hunk.start is None:
+            starts = starts if starts is not None else _line_starts(text)
+            hunk = _on_line(text, hunk, starts)
+        fitted.append(hunk)
     return fitted
