@@ -246,7 +246,13 @@ def fit_hunks(text: str, hunks: list[HunkInput]) -> list[HunkInput]:
         hunk = trim_context(hunk)
         if hunk.new_text and hunk.new_text not in text:
             hunk = next((v for v in _variants(hunk) if v.new_text in text), hunk)
-        if hunk.line is not None and hunk.start is None:
+        # only an ambiguous hunk needs pinning: locate finds a unique one by itself
+        if (
+            hunk.line is not None
+            and hunk.start is None
+            and hunk.new_text
+            and text.find(hunk.new_text) != text.rfind(hunk.new_text)
+        ):
             starts = starts if starts is not None else _line_starts(text)
             hunk = _on_line(text, hunk, starts)
         fitted.append(hunk)

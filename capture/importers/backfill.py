@@ -21,10 +21,19 @@ from capture.files import find_workspace, read_text
 from capture.hunks import LocatedHunk
 from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
-from capture.model import HunkInput, ProposalInput, State, TestRunInput
+from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
+from capture.outcomes import Measurement
 from capture.store import Store
 
-__all__ = ["GitHistory", "ImportStats", "import_files", "record_history"]
+__all__ = [
+    "GitHistory",
+    "ImportStats",
+    "Prepared",
+    "import_files",
+    "prepare",
+    "record_history",
+    "write",
+]
 
 SOURCE = "import"
 
@@ -133,7 +142,13 @@ class _Caches:
     def __init__(self, git: GitHistory) -> None:
         self.roots: dict[str, str] = {}
         self.texts: dict[str, str | None] = {}
+        self.reals: dict[str, str] = {}
         self.git = git
+
+    def real(self, path: str) -> str:
+        if path not in self.reals:
+            self.reals[path] = os.path.realpath(path)
+        return self.reals[path]
 
     def root(self, cwd: str) -> str:
         if cwd not in self.roots:
@@ -145,6 +160,185 @@ class _Caches:
         if path not in self.texts:
             self.texts[path] = read_text(Path(path))
         return self.texts[path]
+
+
+def _contexts(past: PastEdit, hunks: list[HunkInput]) -> list[Context]:
+    if past.after is not None:
+        return contexts_from_after(past.after, hunks)
+    if past.contexts is not None and len(past.contexts) == len(hunks):
+        return list(past.contexts)
+    return [(None, None)] * len(hunks)
+
+
+# -- preparing (no database: runs in worker processes) -------------------------------------
+
+
+class Judged:
+    """Outcome of an applied past edit: the windows' (judged against `via`'s text) and the
+    late check's (the file now)."""
+
+    __slots__ = ("outcome", "reason", "sim", "ret", "via", "late_outcome", "late_sim", "late_ret")
+
+    def __init__(
+        self,
+        outcome: Outcome,
+        reason: str,
+        sim: float | None,
+        ret: float | None,
+        via: str,
+        late: tuple[Outcome, float | None, float | None],
+    ) -> None:
+        self.outcome = outcome
+        self.reason = reason
+        self.sim = sim
+        self.ret = ret
+        self.via = via
+        self.late_outcome, self.late_sim, self.late_ret = late
+
+
+class PreparedEdit:
+    __slots__ = ("proposal", "located", "relative", "at", "judged")
+
+    def __init__(
+        self,
+        proposal: ProposalInput,
+        located: list[LocatedHunk],
+        relative: str,
+        at: float,
+        judged: Judged | None,
+    ) -> None:
+        self.proposal = proposal
+        self.located = located
+        self.relative = relative
+        self.at = at
+        self.judged = judged
+
+
+class PreparedRun:
+    __slots__ = ("run", "turn")
+
+    def __init__(self, run: TestRunInput, turn: Turn | None) -> None:
+        self.run = run
+        self.turn = turn
+
+
+class Prepared:
+    """One transcript, read and judged, ready to be written."""
+
+    __slots__ = ("history", "edits", "runs", "outside")
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self.edits: list[PreparedEdit] = []
+        self.runs: list[PreparedRun] = []
+        self.outside = 0
+
+
+def _measures(measured: Measurement) -> tuple[float | None, float | None]:
+    if measured.lost:
+        return None, None
+    return measured.similarity, measured.retention
+
+
+def _prepare_edit(history: History, past: PastEdit, caches: _Caches) -> PreparedEdit | None:
+    edit = past.edit
+    cwd = past.cwd or history.cwd
+    path = caches.real(edit.path)
+    root = caches.root(cwd) if cwd else None
+    relative = _inside(path, root) if root else None
+    if root is None or relative is None:
+        return None
+    hunks = edit.hunks
+    if edit.written is not None and not edit.created_file and edit.original is not None:
+        hunks = hunks_between(edit.original, edit.written)
+    hunks = [trim_context(h) for h in hunks]
+    turn = past.turn
+    applied = edit.stage is Stage.APPLIED
+    proposal = ProposalInput(
+        path=path,
+        workspace=root,
+        agent=history.agent,
+        hunks=hunks,
+        state=State.APPLIED if applied else State.REJECTED,
+        model=turn.model if turn else None,
+        session_id=history.session_id,
+        turn_id=turn.turn_id if turn else None,
+        prompt=turn.prompt if turn else None,
+        tool=edit.tool,
+        tool_use_id=edit.tool_use_id,
+        source=SOURCE,
+        created_file=edit.created_file,
+        backfilled=True,
+        dedupe_key=edit.key,
+        decided_by=None if applied else "tool-failure",
+    )
+    if not applied:
+        located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
+        return PreparedEdit(proposal, located, relative, past.at, None)
+    contexts = _contexts(past, hunks)
+    now_text = caches.text(path)
+    committed = caches.git.after(root, relative, past.at)
+    # the windows are judged against the first commit after the edit when there is one (the
+    # nearest later state on record), the late check against the file now
+    window_text, via = (committed[1], "git") if committed else (now_text, SOURCE)
+    located, measured, outcome, reason = judge(window_text, hunks, contexts)
+    sim, ret = _measures(measured)
+    late = (outcome, sim, ret)
+    if committed:
+        _, late_measured, late_outcome, _ = judge(now_text, hunks, contexts)
+        late = (late_outcome, *_measures(late_measured))
+    judged = Judged(outcome, reason, sim, ret, via, late)
+    return PreparedEdit(proposal, located, relative, past.at, judged)
+
+
+def _prepare_run(
+    history: History, past: PastRun, caches: _Caches, patterns: tuple[str, ...]
+) -> PreparedRun | None:
+    from capture.summaries import parse_summary
+    from capture.testcommands import runner_of
+
+    command = past.command
+    cwd = past.cwd or history.cwd
+    runner = runner_of(command.command, patterns)
+    if runner is None or cwd is None:
+        return None
+    counts = parse_summary(command.output) if command.output else None
+    run = TestRunInput(
+        command=command.command,
+        source=SOURCE,
+        started_at=past.at,
+        workspace=caches.root(cwd),
+        name=runner if command.failure is None else f"{runner} ({command.failure})",
+        cwd=caches.real(cwd),
+        duration_s=command.duration_s,
+        exit_code=command.exit_code,
+        passed=counts.passed if counts else None,
+        failed=counts.failed if counts else None,
+        errors=counts.errors if counts else None,
+        skipped=counts.skipped if counts else None,
+        failing_ids=list(counts.failing_ids) if counts else [],
+        dedupe_key=command.key,
+    )
+    return PreparedRun(run, past.turn)
+
+
+def prepare(history: History, caches: _Caches, patterns: tuple[str, ...]) -> Prepared:
+    """Judge a transcript's edits and read its test commands (files and git, no database)."""
+    prepared = Prepared(history)
+    for past in history.edits:
+        edit = _prepare_edit(history, past, caches)
+        if edit is None:
+            prepared.outside += 1
+        else:
+            prepared.edits.append(edit)
+    for run in history.runs:
+        ready = _prepare_run(history, run, caches, patterns)
+        if ready is not None:
+            prepared.runs.append(ready)
+    return prepared
+
+
+# -- writing (the main process, one transaction per batch of transcripts) -----------------
 
 
 def _episode(
@@ -163,196 +357,161 @@ def _episode(
     )
 
 
-def _contexts(past: PastEdit, hunks: list[HunkInput]) -> list[Context]:
-    if past.after is not None:
-        return contexts_from_after(past.after, hunks)
-    if past.contexts is not None and len(past.contexts) == len(hunks):
-        return list(past.contexts)
-    return [(None, None)] * len(hunks)
+def _known(store: Store, table: str, keys: list[str]) -> set[str]:
+    """The keys among `keys` a row of `table` already has (a hook or an earlier import)."""
+    found: set[str] = set()
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            row[0]
+            for row in store.conn.execute(
+                f"SELECT dedupe_key FROM {table} WHERE dedupe_key IN ({marks})", chunk
+            )
+        )
+    return found
 
 
-def _record_edit(
-    store: Store,
-    config: Config,
-    history: History,
-    past: PastEdit,
-    caches: _Caches,
-    stats: ImportStats,
-    now: float,
-) -> str | None:
-    edit = past.edit
-    cwd = past.cwd or history.cwd
-    path = os.path.realpath(edit.path)
-    root = caches.root(cwd) if cwd else None
-    relative = _inside(path, root) if root else None
-    if root is None or relative is None:
-        stats.outside += 1
-        return None
-    if store.conn.execute("SELECT 1 FROM proposals WHERE dedupe_key = ?", (edit.key,)).fetchone():
-        stats.known += 1
-        return None
-    hunks = edit.hunks
-    if edit.written is not None and not edit.created_file and edit.original is not None:
-        hunks = hunks_between(edit.original, edit.written)
-    hunks = [trim_context(h) for h in hunks]
-    turn = past.turn
-    proposal = ProposalInput(
-        path=path,
-        workspace=root,
-        agent=history.agent,
-        hunks=hunks,
-        state=State.APPLIED if edit.stage is Stage.APPLIED else State.REJECTED,
-        model=turn.model if turn else None,
-        session_id=history.session_id,
-        turn_id=turn.turn_id if turn else None,
-        prompt=turn.prompt if turn else None,
-        tool=edit.tool,
-        tool_use_id=edit.tool_use_id,
-        source=SOURCE,
-        created_file=edit.created_file,
-        backfilled=True,
-        dedupe_key=edit.key,
-        decided_by="tool-failure" if edit.stage is not Stage.APPLIED else None,
-    )
-    if proposal.state is State.REJECTED:
-        located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
-        stats.rejected += 1
-        return _add(store, config, proposal, located, relative, past.at)
-    contexts = _contexts(past, hunks)
-    now_text = caches.text(path)
-    committed = caches.git.after(root, relative, past.at)
-    # the windows are judged against the first commit after the edit when there is one (the
-    # nearest later state on record), the late check against the file now
-    window_text, via = (committed[1], "git") if committed else (now_text, SOURCE)
-    located, measured, outcome, reason = judge(window_text, hunks, contexts)
-    proposal_id = _add(store, config, proposal, located, relative, past.at)
-    sim = None if measured.lost else measured.similarity
-    ret = None if measured.lost else measured.retention
-    store.conn.execute(
-        """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?, outcome = ?,
-           via = ? WHERE proposal_id = ? AND window != 'late'""",
-        (now, sim, ret, outcome.value, via, proposal_id),
-    )
-    if committed:
-        _, late_measured, late_outcome, _ = judge(now_text, hunks, contexts)
-        late_sim = None if late_measured.lost else late_measured.similarity
-        late_ret = None if late_measured.lost else late_measured.retention
-    else:
-        late_outcome, late_sim, late_ret = outcome, sim, ret
-    store.conn.execute(
-        """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?, outcome = ?,
-           via = ? WHERE proposal_id = ? AND window = 'late'""",
-        (now, late_sim, late_ret, late_outcome.value, SOURCE, proposal_id),
-    )
-    store.set_outcome(
-        proposal_id, outcome=outcome, reason=reason, similarity=sim, retention=ret, settled_at=now
-    )
-    return proposal_id
-
-
-def _add(
-    store: Store,
-    config: Config,
-    proposal: ProposalInput,
-    located: list[LocatedHunk],
-    relative: str,
-    at: float,
-) -> str:
-    return store.add_proposal(
-        proposal,
-        located,
-        relative_path=relative,
-        now=at,
+def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -> str:
+    proposal_id = store.add_proposal(
+        ready.proposal,
+        ready.located,
+        relative_path=ready.relative,
+        now=ready.at,
         windows=config.windows,
         late=config.late,
         gap=config.episode_gap,
     )
-
-
-def _record_run(
-    store: Store,
-    config: Config,
-    history: History,
-    past: PastRun,
-    caches: _Caches,
-    stats: ImportStats,
-) -> None:
-    from capture.summaries import parse_summary
-    from capture.testcommands import runner_of
-
-    command = past.command
-    runner = runner_of(command.command, config.test_commands)
-    cwd = past.cwd or history.cwd
-    if runner is None or cwd is None:
-        return
-    if store.conn.execute(
-        "SELECT 1 FROM test_runs WHERE dedupe_key = ?", (command.key,)
-    ).fetchone():
-        return
-    root = caches.root(cwd)
-    counts = parse_summary(command.output) if command.output else None
-    run = TestRunInput(
-        command=command.command,
-        source=SOURCE,
-        started_at=past.at,
-        workspace=root,
-        name=runner if command.failure is None else f"{runner} ({command.failure})",
-        cwd=os.path.realpath(cwd),
-        duration_s=command.duration_s,
-        exit_code=command.exit_code,
-        passed=counts.passed if counts else None,
-        failed=counts.failed if counts else None,
-        errors=counts.errors if counts else None,
-        skipped=counts.skipped if counts else None,
-        failing_ids=list(counts.failing_ids) if counts else [],
-        dedupe_key=command.key,
-    )
-    run_id = store.add_test_run(run, now=past.at)
-    stats.runs += 1
-    workspace_id = store.ensure_workspace(root, past.at)
-    episode = _episode(store, config, history, workspace_id, past.turn, past.at)
+    judged = ready.judged
+    if judged is None:
+        return proposal_id
     store.conn.execute(
-        "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
-        (episode, run_id),
+        """UPDATE checkpoints SET observed_at = :now,
+           similarity = CASE WHEN window = 'late' THEN :late_sim ELSE :sim END,
+           retention = CASE WHEN window = 'late' THEN :late_ret ELSE :ret END,
+           outcome = CASE WHEN window = 'late' THEN :late_outcome ELSE :outcome END,
+           via = CASE WHEN window = 'late' THEN :source ELSE :via END
+           WHERE proposal_id = :id""",
+        {
+            "now": now,
+            "sim": judged.sim,
+            "ret": judged.ret,
+            "outcome": judged.outcome.value,
+            "via": judged.via,
+            "late_sim": judged.late_sim,
+            "late_ret": judged.late_ret,
+            "late_outcome": judged.late_outcome.value,
+            "source": SOURCE,
+            "id": proposal_id,
+        },
     )
+    # settled now; its episode is settled once the whole transcript is in (write)
+    store.conn.execute(
+        """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
+           settled_at = ? WHERE id = ?""",
+        (judged.outcome.value, judged.reason, judged.sim, judged.ret, now, proposal_id),
+    )
+    return proposal_id
 
 
-def record_history(
-    store: Store,
-    config: Config,
-    history: History,
-    *,
-    now: float,
-    caches: _Caches,
-    stats: ImportStats,
+def write(
+    store: Store, config: Config, prepared: Prepared, *, now: float, stats: ImportStats
 ) -> None:
-    """Record one transcript, in one transaction."""
+    """Record one prepared transcript, in one transaction (the caller's, when one is open)."""
+    history = prepared.history
+    stats.outside += prepared.outside
     with store.transaction():
+        episodes: set[str] = set()
         recorded: list[str] = []
-        for past in history.edits:
-            proposal_id = _record_edit(store, config, history, past, caches, stats, now)
-            if proposal_id is not None:
-                stats.proposals += 1
-                recorded.append(proposal_id)
-        for run in history.runs:
-            _record_run(store, config, history, run, caches, stats)
-        # a past session is over: its turns are closed episodes
+        known = _known(store, "proposals", [e.proposal.dedupe_key or "" for e in prepared.edits])
+        for ready in prepared.edits:
+            key = ready.proposal.dedupe_key or ""
+            if key in known:
+                stats.known += 1
+                continue
+            known.add(key)  # a transcript may tell one call twice
+            recorded.append(_write_edit(store, config, ready, now))
+            stats.proposals += 1
+            stats.rejected += ready.judged is None
+        runs_known = _known(store, "test_runs", [r.run.dedupe_key or "" for r in prepared.runs])
+        for ready_run in prepared.runs:
+            run = ready_run.run
+            if run.dedupe_key in runs_known or run.workspace is None:
+                continue
+            runs_known.add(run.dedupe_key or "")
+            run_id = store.add_test_run(run, now=run.started_at, link=False)
+            stats.runs += 1
+            workspace_id = store.ensure_workspace(run.workspace, run.started_at)
+            episode = _episode(store, config, history, workspace_id, ready_run.turn, run.started_at)
+            episodes.add(episode)
+            store.conn.execute(
+                "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
+                (episode, run_id),
+            )
         for start in range(0, len(recorded), 500):
             chunk = recorded[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            store.conn.execute(
-                f"""UPDATE episodes SET ended_at = coalesce(ended_at, last_at) WHERE id IN
-                    (SELECT episode_id FROM proposals WHERE id IN ({marks}))""",
-                chunk,
+            episodes.update(
+                row[0]
+                for row in store.conn.execute(
+                    f"SELECT DISTINCT episode_id FROM proposals WHERE id IN ({marks})", chunk
+                )
             )
+        # a past session is over: its turns are closed episodes, settled when every proposal
+        # has its outcome (all of them have, unless an earlier import left one open)
+        store.conn.executemany(
+            """UPDATE episodes SET ended_at = coalesce(ended_at, last_at),
+               settled_at = CASE WHEN NOT EXISTS (SELECT 1 FROM proposals p WHERE
+               p.episode_id = episodes.id AND p.settled_at IS NULL)
+               THEN coalesce(settled_at, ?) ELSE settled_at END WHERE id = ?""",
+            [(now, episode) for episode in sorted(episodes)],
+        )
 
 
-def _already(store: Store, importer: str, path: str, size: int, mtime_ns: int) -> bool:
-    row = store.conn.execute(
-        "SELECT size, mtime_ns FROM imported_files WHERE importer = ? AND path = ?",
-        (importer, path),
-    ).fetchone()
-    return row is not None and (row[0], row[1]) == (size, mtime_ns)
+def record_history(
+    store: Store, config: Config, history: History, *, now: float, stats: ImportStats
+) -> None:
+    """Judge and record one transcript (both steps in this process)."""
+    caches = _Caches(GitHistory())
+    write(store, config, prepare(history, caches, config.test_commands), now=now, stats=stats)
+
+
+# -- importing files -----------------------------------------------------------------------
+
+#: worker processes judge transcripts while the main process writes; below this many files,
+#: starting them costs more than it saves
+PARALLEL_FROM = 16
+BATCH_SECONDS = 0.5
+
+_worker: tuple[Reader, _Caches, tuple[str, ...]] | None = None
+
+
+def _init_worker(reader: Reader, patterns: tuple[str, ...]) -> None:
+    global _worker
+    _worker = (reader, _Caches(GitHistory()), patterns)
+
+
+def _read_and_prepare(path: str) -> Prepared | None:
+    assert _worker is not None
+    reader, caches, patterns = _worker
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            history = reader(fh)
+    except OSError:
+        return None
+    prepared = prepare(history, caches, patterns)
+    # what goes back to the writing process: the transcript's own text is not needed there
+    history.edits, history.runs = [], []
+    return prepared
+
+
+def _imported(store: Store, importer: str) -> dict[str, tuple[int, int]]:
+    return {
+        row[0]: (row[1], row[2])
+        for row in store.conn.execute(
+            "SELECT path, size, mtime_ns FROM imported_files WHERE importer = ?", (importer,)
+        )
+    }
 
 
 def import_files(
@@ -364,16 +523,55 @@ def import_files(
     *,
     now: float,
     advance: Callable[[], None] = lambda: None,
+    workers: int | None = None,
 ) -> ImportStats:
+    """Import transcripts; those imported before and unchanged since are skipped unread."""
     stats = ImportStats()
-    caches = _Caches(GitHistory())
+    seen = _imported(store, importer)
+    todo: list[tuple[str, int, int]] = []
+    for file in files:
+        try:
+            info = file.stat()
+        except OSError:
+            stats.bad += 1
+            advance()
+            continue
+        name = str(file.resolve())
+        if seen.get(name) == (info.st_size, info.st_mtime_ns):
+            stats.skipped += 1
+            advance()
+            continue
+        todo.append((name, info.st_size, info.st_mtime_ns))
+    count = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    results: Iterable[Prepared | None]
+    pool = None
+    if count > 1 and len(todo) >= PARALLEL_FROM:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        pool = ProcessPoolExecutor(
+            count, context, initializer=_init_worker, initargs=(reader, config.test_commands)
+        )
+        results = pool.map(_read_and_prepare, [name for name, _, _ in todo], chunksize=4)
+    else:
+        _init_worker(reader, config.test_commands)
+        results = (_read_and_prepare(name) for name, _, _ in todo)
     batch = _Batch(store)
     try:
-        for file in files:
-            _import_one(store, config, importer, reader, file, now, caches, stats, batch)
+        for (name, size, mtime_ns), prepared in zip(todo, results, strict=True):
+            if prepared is None:
+                stats.bad += 1
+            else:
+                _write_one(
+                    store, config, importer, prepared, name, size, mtime_ns, now, stats, batch
+                )
             advance()
     finally:
         batch.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return stats
 
 
@@ -399,44 +597,31 @@ class _Batch:
             self.store.conn.execute("COMMIT")
 
 
-BATCH_SECONDS = 0.5
-
-
-def _import_one(
+def _write_one(
     store: Store,
     config: Config,
     importer: str,
-    reader: Reader,
-    file: Path,
+    prepared: Prepared,
+    name: str,
+    size: int,
+    mtime_ns: int,
     now: float,
-    caches: _Caches,
     stats: ImportStats,
     batch: _Batch,
 ) -> None:
-    try:
-        info = file.stat()
-        name = str(file.resolve())
-        if _already(store, importer, name, info.st_size, info.st_mtime_ns):
-            stats.skipped += 1
-            return
-        with file.open(encoding="utf-8", errors="replace") as fh:
-            history = reader(fh)
-    except OSError:
-        stats.bad += 1
-        return
-    stats.bad += history.bad_lines
+    stats.bad += prepared.history.bad_lines
     before = stats.proposals
     batch.enter()
     # a savepoint per file: one that fails leaves the others of the batch recorded
     store.conn.execute("SAVEPOINT transcript")
     try:
-        record_history(store, config, history, now=now, caches=caches, stats=stats)
+        write(store, config, prepared, now=now, stats=stats)
         store.conn.execute(
             """INSERT INTO imported_files (importer, path, size, mtime_ns, imported_at,
                proposals) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (importer, path) DO UPDATE
                SET size = excluded.size, mtime_ns = excluded.mtime_ns,
                imported_at = excluded.imported_at, proposals = excluded.proposals""",
-            (importer, name, info.st_size, info.st_mtime_ns, now, stats.proposals - before),
+            (importer, name, size, mtime_ns, now, stats.proposals - before),
         )
     except BaseException:
         store.conn.execute("ROLLBACK TO transcript")
