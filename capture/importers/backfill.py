@@ -26,10 +26,14 @@ from capture.outcomes import Measurement
 from capture.store import Store
 
 __all__ = [
+    "Caches",
     "GitHistory",
     "ImportStats",
+    "Judged",
     "Prepared",
+    "PreparedEdit",
     "import_files",
+    "measures_of",
     "prepare",
     "record_history",
     "write",
@@ -138,7 +142,7 @@ def _inside(path: str, root: str) -> str | None:
     return relative.replace(os.sep, "/") if os.sep != "/" else relative
 
 
-class _Caches:
+class Caches:
     def __init__(self, git: GitHistory) -> None:
         self.roots: dict[str, str] = {}
         self.texts: dict[str, str | None] = {}
@@ -234,13 +238,13 @@ class Prepared:
         self.outside = 0
 
 
-def _measures(measured: Measurement) -> tuple[float | None, float | None]:
+def measures_of(measured: Measurement) -> tuple[float | None, float | None]:
     if measured.lost:
         return None, None
     return measured.similarity, measured.retention
 
 
-def _prepare_edit(history: History, past: PastEdit, caches: _Caches) -> PreparedEdit | None:
+def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedEdit | None:
     edit = past.edit
     cwd = past.cwd or history.cwd
     path = caches.real(edit.path)
@@ -282,17 +286,17 @@ def _prepare_edit(history: History, past: PastEdit, caches: _Caches) -> Prepared
     # nearest later state on record), the late check against the file now
     window_text, via = (committed[1], "git") if committed else (now_text, SOURCE)
     located, measured, outcome, reason = judge(window_text, hunks, contexts)
-    sim, ret = _measures(measured)
+    sim, ret = measures_of(measured)
     late = (outcome, sim, ret)
     if committed:
         _, late_measured, late_outcome, _ = judge(now_text, hunks, contexts)
-        late = (late_outcome, *_measures(late_measured))
+        late = (late_outcome, *measures_of(late_measured))
     judged = Judged(outcome, reason, sim, ret, via, late)
     return PreparedEdit(proposal, located, relative, past.at, judged)
 
 
 def _prepare_run(
-    history: History, past: PastRun, caches: _Caches, patterns: tuple[str, ...]
+    history: History, past: PastRun, caches: Caches, patterns: tuple[str, ...]
 ) -> PreparedRun | None:
     from capture.summaries import parse_summary
     from capture.testcommands import runner_of
@@ -322,7 +326,7 @@ def _prepare_run(
     return PreparedRun(run, past.turn)
 
 
-def prepare(history: History, caches: _Caches, patterns: tuple[str, ...]) -> Prepared:
+def prepare(history: History, caches: Caches, patterns: tuple[str, ...]) -> Prepared:
     """Judge a transcript's edits and read its test commands (files and git, no database)."""
     prepared = Prepared(history)
     for past in history.edits:
@@ -472,7 +476,7 @@ def record_history(
     store: Store, config: Config, history: History, *, now: float, stats: ImportStats
 ) -> None:
     """Judge and record one transcript (both steps in this process)."""
-    caches = _Caches(GitHistory())
+    caches = Caches(GitHistory())
     write(store, config, prepare(history, caches, config.test_commands), now=now, stats=stats)
 
 
@@ -483,12 +487,12 @@ def record_history(
 PARALLEL_FROM = 16
 BATCH_SECONDS = 0.5
 
-_worker: tuple[Reader, _Caches, tuple[str, ...]] | None = None
+_worker: tuple[Reader, Caches, tuple[str, ...]] | None = None
 
 
 def _init_worker(reader: Reader, patterns: tuple[str, ...]) -> None:
     global _worker
-    _worker = (reader, _Caches(GitHistory()), patterns)
+    _worker = (reader, Caches(GitHistory()), patterns)
 
 
 def _read_and_prepare(path: str) -> Prepared | None:
