@@ -145,6 +145,44 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
             "CREATE INDEX events_at ON events(at)",
         ],
     ),
+    (
+        "m003_hooks",
+        [
+            # An agent's edit announced by a pre-tool-use hook, waiting for its post-tool-use:
+            # if none comes before the turn ends, the edit was denied and is recorded rejected.
+            """CREATE TABLE hook_pending (
+                key TEXT PRIMARY KEY,
+                agent TEXT NOT NULL,
+                session_id TEXT,
+                turn_id TEXT,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                proposal TEXT NOT NULL,
+                created_at REAL NOT NULL
+            )""",
+            "CREATE INDEX hook_pending_session ON hook_pending(agent, session_id)",
+            # What a session-start hook told about a session (Claude Code names the model only
+            # there), for the episodes of its later turns.
+            """CREATE TABLE hook_sessions (
+                agent TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                model TEXT,
+                source TEXT,
+                started_at REAL NOT NULL,
+                PRIMARY KEY (agent, session_id)
+            )""",
+            # Transcripts and histories already imported, so a second import skips them.
+            """CREATE TABLE imported_files (
+                importer TEXT NOT NULL,
+                path TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                imported_at REAL NOT NULL,
+                proposals INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (importer, path)
+            )""",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

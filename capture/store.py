@@ -546,9 +546,10 @@ class Store:
 
     # -- test runs -------------------------------------------------------------------------
 
-    def add_test_run(self, run: TestRunInput, *, now: float) -> str:
+    def add_test_run(self, run: TestRunInput, *, now: float, link: bool = True) -> str:
         """Record a test run and link it to the episodes of its workspace it followed: those
-        with an applied proposal before the run started that are not settled yet."""
+        with an applied proposal before the run started that are not settled yet. `link=False`
+        leaves the linking to the caller (a backfill knows the run's episode)."""
         with self.transaction():
             if run.dedupe_key:
                 row = self.conn.execute(
@@ -580,7 +581,7 @@ class Store:
                     run.dedupe_key,
                 ),
             )
-            if workspace_id is not None:
+            if workspace_id is not None and link:
                 self.conn.execute(
                     """INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id)
                        SELECT DISTINCT e.id, ? FROM episodes e JOIN proposals p

@@ -6,13 +6,12 @@ Subcommands live in modules of their own and are imported only when run, so that
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from capture import __version__
-from capture.errors import CaptureError
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["COMMANDS", "main"]
 
@@ -23,6 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("capture.cli.episodes_cmd", "list recorded episodes"),
     "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
     "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
+    "hook": ("capture.cli.hook_cmd", "record one agent hook payload (run by the agent)"),
+    "install": ("capture.cli.install_cmd", "wire an agent's hooks to capture"),
+    "uninstall": ("capture.cli.install_cmd", "remove capture's hooks from an agent's settings"),
+    "import": ("capture.cli.import_cmd", "backfill history from agent transcripts or git"),
 }
 
 
@@ -36,6 +39,11 @@ def _selected(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
+    from capture import __version__
+
     parser = argparse.ArgumentParser(
         prog="capture",
         description="Record what coding agents proposed, what became of it, and the tests "
@@ -55,6 +63,15 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:
+        # The hook path runs once per agent tool call: no argparse, no error machinery.
+        from capture.cli.hook_cmd import main_fast
+
+        code = main_fast(argv)
+        if code is not None:
+            return code
+    from capture.errors import CaptureError
+
     parser = build_parser(_selected(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
