@@ -41,7 +41,7 @@ from capture.hunks import LocatedHunk, locate
 from capture.model import HunkInput, ProposalInput, State, TestRunInput
 from capture.store import Store
 
-__all__ = ["IngestReport", "candidate_roots", "ingest", "root_containing"]
+__all__ = ["IngestReport", "candidate_roots", "drain", "ingest", "queued", "root_containing"]
 
 SOURCE = "hook"
 
@@ -427,3 +427,61 @@ def observe_workspace(store: Store, config: Config, root: str, now: float) -> in
     from capture.observer import observe_due
 
     return observe_due(store, config, now=now, workspace_root=root).checkpoints
+
+
+def drain(store: Store, config: Config) -> int:
+    """Apply the hook payloads queued by the fast lane, oldest first; returns how many.
+
+    A lock file makes one process at a time do it, so payloads of one agent turn are applied in
+    the order the agent sent them. A payload that cannot be applied is logged and taken off the
+    queue: it must never block the ones behind it.
+    """
+    import fcntl
+
+    from capture.agents import AGENTS, read_payload
+    from capture.cli.hook_cmd import parse_payload
+    from capture.hook_inbox import decode_env
+    from capture.hooklog import log_line
+
+    lock_path = store.path.with_name(store.path.name + ".hooks.lock")
+    applied = 0
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        while True:
+            rows = store.conn.execute(
+                "SELECT id, at, agent, event, payload, cwd, env FROM hook_inbox "
+                "ORDER BY id LIMIT 64"
+            ).fetchall()
+            if not rows:
+                return applied
+            for row in rows:
+                agent, event = row["agent"], row["event"]
+                raw = bytes(row["payload"])
+                problems: list[str] = []
+                try:
+                    found = parse_payload(raw, len(raw), problems) if agent in AGENTS else None
+                    if agent not in AGENTS:
+                        problems.append(f"unknown agent {agent!r}")
+                    if found is not None:
+                        payload, text = found
+                        env = {**decode_env(row["env"])}
+                        reading = read_payload(agent, payload, env, event)
+                        report = ingest(
+                            store, config, reading, text, now=row["at"], fallback_cwd=row["cwd"]
+                        )
+                        problems.extend(report.problems)
+                except Exception as exc:  # noqa: BLE001 - logged; the queue moves on
+                    problems.append(f"internal error: {type(exc).__name__}: {exc}")
+                for problem in problems:
+                    log_line(config.paths.log_dir, agent, event, problem)
+                with store.transaction():
+                    store.conn.execute("DELETE FROM hook_inbox WHERE id = ?", (row["id"],))
+                applied += 1
+
+
+def queued(store: Store) -> int:
+    """Payloads waiting in the fast lane's queue (0 on a store without the queue)."""
+    try:
+        return int(store.conn.execute("SELECT count(*) FROM hook_inbox").fetchone()[0])
+    except Exception:  # noqa: BLE001 - an older store has no queue
+        return 0

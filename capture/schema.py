@@ -148,6 +148,17 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
     (
         "m003_hooks",
         [
+            # Hook payloads queued as received by the fast lane, applied in order by a
+            # detached child or the next reader (see capture.hook_inbox).
+            """CREATE TABLE hook_inbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at REAL NOT NULL,
+                agent TEXT NOT NULL,
+                event TEXT,
+                payload BLOB NOT NULL,
+                cwd TEXT,
+                env TEXT
+            )""",
             # An agent's edit announced by a pre-tool-use hook, waiting for its post-tool-use:
             # if none comes before the turn ends, the edit was denied and is recorded rejected.
             """CREATE TABLE hook_pending (

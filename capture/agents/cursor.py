@@ -25,6 +25,7 @@ from capture.agents.facts import (
     TurnEnd,
 )
 from capture.agents.fields import absolute, as_object, content_key, first_text, number
+from capture.hook_inbox import PROMPT_REPLY
 from capture.model import HunkInput
 
 __all__ = ["AGENT", "read"]
@@ -32,9 +33,6 @@ __all__ = ["AGENT", "read"]
 AGENT = "cursor"
 SHELL_TOOLS = frozenset({"Shell", "Terminal", "run_terminal_cmd"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "StrReplace", "MultiEdit", "edit_file", "search_replace"})
-
-#: beforeSubmitPrompt must answer; `continue` lets the prompt through unchanged
-PROMPT_REPLY = '{"continue": true}'
 
 
 def _call(payload: dict[str, Any], env: Mapping[str, str], event: str | None) -> Call:

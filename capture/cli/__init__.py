@@ -7,11 +7,12 @@ Subcommands live in modules of their own and are imported only when run, so that
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+# Not `from typing import ...`: `capture hook` pays for every import made here.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 __all__ = ["COMMANDS", "main"]
 

@@ -4,16 +4,26 @@ unless the agent's protocol asks for an answer, and logs what it could not use."
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any, BinaryIO
 
+# Not `from typing import ...`: the hook's fast lane pays for every import it makes.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, BinaryIO
 
-__all__ = ["MAX_PAYLOAD_BYTES", "configure", "hook", "main_fast", "run"]
+__all__ = [
+    "MAX_PAYLOAD_BYTES",
+    "configure",
+    "drain_queue",
+    "hook",
+    "hook_now",
+    "main_fast",
+    "parse_payload",
+    "run",
+]
 
 #: Larger payloads are drained and dropped (logged): a hook must not stall on them.
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
@@ -68,13 +78,69 @@ def _read_stdin(stream: BinaryIO) -> tuple[bytes, int]:
     return data, size
 
 
+def _raw_payload(payload_arg: str | None) -> tuple[bytes, int]:
+    if payload_arg is not None:
+        raw = payload_arg.encode("utf-8", "surrogateescape")
+        return raw, len(raw)
+    if sys.stdin is None or sys.stdin.isatty():
+        return b"", 0
+    return _read_stdin(sys.stdin.buffer)
+
+
 def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
+    """Queue the payload and release the agent; a detached child applies it. Payloads the queue
+    cannot take (first run, oversize, unknown agent) go the slow way, in this process."""
+    from capture import hook_inbox
+
+    try:
+        raw, size = _raw_payload(payload_arg)
+    except BaseException:  # noqa: BLE001 - a hook never fails the agent
+        raw, size = b"", 0
+    if agent in _AGENT_NAMES and 0 < size <= MAX_PAYLOAD_BYTES and raw.strip():
+        path = hook_inbox.db_path(os.environ)
+        if hook_inbox.enqueue(path, agent, event, raw, os.getcwd(), hook_inbox.queue_env()):
+            reply = hook_inbox.reply_for(agent, event, raw)
+            if reply is not None:
+                sys.stdout.write(reply + "\n")
+                sys.stdout.flush()
+            if not hook_inbox.detach(drain_queue):
+                drain_queue()
+            return 0
+    return hook_now(agent, event, raw, size)
+
+
+#: The agents `capture hook` reads (capture.agents.AGENTS), named here without importing it.
+_AGENT_NAMES = frozenset({"claude-code", "cursor", "codex", "gemini", "copilot"})
+
+
+def drain_queue() -> None:
+    """Apply every queued payload (in the detached child). Never raises."""
+    try:
+        from capture.config import load_config
+        from capture.hook_ingest import drain
+        from capture.store import Store
+
+        config = load_config()
+        store = Store.open(config.paths.db)
+        try:
+            drain(store, config)
+        finally:
+            store.close()
+    except BaseException as exc:  # noqa: BLE001 - logged, never raised into the agent
+        from capture.hooklog import log_line
+        from capture.paths import resolve_paths
+
+        log_line(resolve_paths().log_dir, "-", None, f"queue: {type(exc).__name__}: {exc}")
+
+
+def hook_now(agent: str, event: str | None, raw: bytes, size: int) -> int:
+    """The slow way: read and record the payload in this process."""
     from capture.paths import resolve_paths
 
     log_dir = resolve_paths().log_dir
     problems: list[str] = []
     try:
-        _hook(agent, event, payload_arg, problems)
+        _hook(agent, event, raw, size, problems)
     except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent
         problems.append(f"internal error: {type(exc).__name__}: {exc}")
     if problems:
@@ -85,20 +151,15 @@ def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
     return 0
 
 
-def _payload(payload_arg: str | None, problems: list[str]) -> tuple[dict[str, Any], str] | None:
-    if payload_arg is not None:
-        raw = payload_arg.encode("utf-8", "surrogateescape")
-        size = len(raw)
-    elif sys.stdin is None or sys.stdin.isatty():
-        raw, size = b"", 0
-    else:
-        raw, size = _read_stdin(sys.stdin.buffer)
+def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str, Any], str] | None:
     if size > MAX_PAYLOAD_BYTES:
         problems.append(f"payload of {size} bytes is over the {MAX_PAYLOAD_BYTES} byte limit")
         return None
     if not raw.strip():
         problems.append("empty payload")
         return None
+    import json
+
     try:
         text = raw.decode("utf-8")
         payload = json.loads(text)
@@ -111,15 +172,13 @@ def _payload(payload_arg: str | None, problems: list[str]) -> tuple[dict[str, An
     return payload, text
 
 
-def _hook(agent: str, event: str | None, payload_arg: str | None, problems: list[str]) -> None:
+def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[str]) -> None:
     from capture.agents import AGENTS
 
     if agent not in AGENTS:
         problems.append(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
-        if payload_arg is None and sys.stdin is not None and not sys.stdin.isatty():
-            _read_stdin(sys.stdin.buffer)
         return
-    found = _payload(payload_arg, problems)
+    found = parse_payload(raw, size, problems)
     if found is None:
         return
     payload, text = found

@@ -20,6 +20,7 @@ import json
 import os
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -37,10 +38,8 @@ AFTER_LINE = '    return (subtotal * rate).quantize(Decimal("0.01"), rounding=RO
 
 #: what recording a proposal needs at the least: the stdlib modules the core's store and model
 #: use, and rapidfuzz for counting a change
-FLOOR = (
-    "import json, sqlite3, dataclasses, enum, pathlib, re, typing; "
-    "from rapidfuzz.distance import Indel"
-)
+# What the fast lane itself needs: queue one row in SQLite.
+FLOOR = "import os, sqlite3"
 
 
 def timed(
@@ -116,6 +115,18 @@ def main() -> None:
                 times[key].append(wall)
                 cpu[key].append(used)
 
+        # The agent is released once the payload is queued; a detached child applies it.
+        # Every payload must have become a proposal by the time the queue is empty.
+        db = tmp / "home" / "data" / "capture.db"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            conn = sqlite3.connect(db, timeout=30)
+            left = conn.execute("SELECT count(*) FROM hook_inbox").fetchone()[0]
+            applied = conn.execute("SELECT count(*) FROM proposals").fetchone()[0]
+            conn.close()
+            if not left:
+                break
+            time.sleep(0.1)
         log = tmp / "home" / "state" / "log" / "hooks.log"
         problems = log.read_text().splitlines() if log.exists() else []
         median = {k: statistics.median(v) * 1000 for k, v in times.items()}
@@ -123,7 +134,7 @@ def main() -> None:
         cpu_median = {k: statistics.median(v) * 1000 for k, v in cpu.items()}
         rows = [
             ("`capture hook claude-code` (PostToolUse Edit)", "hook"),
-            ("imports the core cannot do without (see FLOOR)", "floor"),
+            ('`python -c "import os, sqlite3"` (what queueing needs)', "floor"),
             (f"`{Path(sys.executable).name} -c pass` (same interpreter)", "same"),
             ("`python3 -c pass` (first on `PATH`)", "path"),
         ]
@@ -144,6 +155,10 @@ def main() -> None:
         print(
             f"budget (median <= 60 ms and <= 3x the same interpreter's `-c pass`): "
             f"{'met' if budget_ok else 'NOT met'}"
+        )
+        print(
+            f"applied in the background: {applied} proposals for "
+            f"{args.runs + args.history} payloads, queue {'empty' if not left else 'NOT empty'}"
         )
         if problems:
             print(f"hooks.log: {len(problems)} line(s), last: {problems[-1]}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,29 @@ def hook(
     result = run_capture("hook", agent, *args, input=body, cwd=cwd, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", result.stderr
+    wait_for_queue(run_capture.home)  # type: ignore[attr-defined]
     return result
+
+
+def wait_for_queue(home: Path, timeout: float = 30.0) -> None:
+    """The hook returns before its payload is applied (a detached child does it): wait until
+    the queue is empty, as a later reader of the store would."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        path = home / "data" / "capture.db"
+        if not path.exists():
+            return
+        conn = sqlite3.connect(path, timeout=30)
+        try:
+            left = conn.execute("SELECT count(*) FROM hook_inbox").fetchone()[0]
+        except sqlite3.OperationalError:
+            left = 0
+        finally:
+            conn.close()
+        if left == 0:
+            return
+        time.sleep(0.02)
+    raise AssertionError("queued hook payloads were not applied")
 
 
 def db(home: Path) -> sqlite3.Connection:

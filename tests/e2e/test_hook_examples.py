@@ -21,6 +21,7 @@ from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse 
     make_workspace,
     no_agent_env,
     rows,
+    wait_for_queue,
 )
 
 #: example payload -> the agent whose hook receives it
@@ -370,6 +371,7 @@ def test_codex_notify_passes_the_payload_as_the_last_argument(
     ws = make_workspace(tmp_path)
     text = example_text("codex_notify_payload.json", ws)
     result = run_capture("hook", "codex", text, input=b"", cwd=ws)
+    wait_for_queue(capture_home)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     (episode,) = episodes_json(run_capture)
     assert episode["agent"] == "codex"

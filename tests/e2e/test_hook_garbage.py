@@ -19,6 +19,7 @@ from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse 
     log_lines,
     make_workspace,
     no_agent_env,
+    wait_for_queue,
 )
 
 TABLES = ("proposals", "hunks", "checkpoints", "test_runs", "episodes", "hook_pending")
@@ -64,6 +65,7 @@ def test_garbage_on_stdin(ws: Path, capture_home: Path, run_capture: RunCapture)
     for name, (body, message) in cases.items():
         lines_before = len(log_lines(capture_home))
         result = run_capture("hook", "claude-code", input=body, cwd=ws)
+        wait_for_queue(capture_home)
         assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), name
         new_lines = log_lines(capture_home)[lines_before:]
         assert len(new_lines) == 1, (name, new_lines)
@@ -92,6 +94,9 @@ def test_unknown_agent_and_database_trouble_still_exit_0(
 
 
 FORBIDDEN = ("pygls", "lsprotocol", "sqlite_utils", "httpx", "rich", "watchdog")
+#: What the agent waits for queues the payload and returns: even the core's own heavier imports
+#: (alignment, dataclasses, JSON) are left to the detached child that applies it.
+FAST_LANE_FORBIDDEN = (*FORBIDDEN, "rapidfuzz", "dataclasses", "json", "argparse", "capture.store")
 
 
 def test_hook_path_imports_nothing_heavy(ws: Path, capture_home: Path) -> None:
@@ -110,8 +115,8 @@ def test_hook_path_imports_nothing_heavy(ws: Path, capture_home: Path) -> None:
     imported = set(
         re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)", proc.stderr.decode(), re.M)
     )
-    assert "capture.hook_ingest" in imported  # the payload was really processed
-    assert count(capture_home, "proposals") == 2
-    heavy = sorted(m for m in imported if m.split(".")[0] in FORBIDDEN)
+    assert "capture.hook_inbox" in imported
+    heavy = sorted(m for m in imported if m in FAST_LANE_FORBIDDEN or m.split(".")[0] in FORBIDDEN)
     assert heavy == []
-    assert "argparse" not in imported
+    wait_for_queue(capture_home)
+    assert count(capture_home, "proposals") == 2  # the payload was really applied
