@@ -1,0 +1,180 @@
+"""Finding and reading the JUnit XML reports a test run wrote: the workspace's usual report
+paths (configurable), the report files a command names, and `capture run --junit`."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capture.junit import MAX_REPORT_BYTES, JunitReport, ReportError, merge_reports, parse_junit
+
+__all__ = [
+    "DEFAULT_REPORT_GLOBS",
+    "FRESH_SLACK_S",
+    "ReadReports",
+    "find_reports",
+    "glob_matches",
+    "report_dirs",
+    "reports_named_in",
+    "read_reports",
+]
+
+#: Where test runners write JUnit XML unless told otherwise, relative to the workspace (and to
+#: the directory a run started in). Config: `junit_reports = [...]` in config.toml's [capture]
+#: table, or CAPTURE_JUNIT_REPORTS=glob,glob.
+DEFAULT_REPORT_GLOBS: tuple[str, ...] = (
+    "junit*.xml",  # pytest --junitxml=junit.xml, jest-junit's default junit.xml
+    "*.junit.xml",
+    "TEST-*.xml",
+    "test-results/**/*.xml",  # Playwright, CircleCI conventions, many CI setups
+    "test-reports/**/*.xml",
+    "reports/junit*.xml",
+    "reports/TEST-*.xml",
+    "target/surefire-reports/TEST-*.xml",  # Maven
+    "target/failsafe-reports/TEST-*.xml",
+    "build/test-results/**/*.xml",  # Gradle
+)
+
+#: A report counts as written by a run when modified no earlier than this before it started
+#: (file times are kept at a coarse clock tick).
+FRESH_SLACK_S = 0.05
+
+_XML_TOKEN = re.compile(r"[^\s=>|;&'\"]+\.xml")
+
+
+def reports_named_in(argv: Sequence[str], env: dict[str, str]) -> list[str]:
+    """Report paths a command line names: any `*.xml` word in its arguments (`--junitxml=r.xml`,
+    `... | go-junit-report > report.xml` inside `sh -c`), and jest-junit's output variables.
+    Files the run did not write are dropped later by their modification time."""
+    found: dict[str, None] = {}
+    for arg in argv[1:]:
+        for token in _XML_TOKEN.findall(arg):
+            found[token] = None
+    out_file = env.get("JEST_JUNIT_OUTPUT_FILE")
+    out_dir, out_name = env.get("JEST_JUNIT_OUTPUT_DIR"), env.get("JEST_JUNIT_OUTPUT_NAME")
+    if out_file:
+        found[out_file] = None
+    elif out_dir or out_name:
+        found[os.path.join(out_dir or ".", out_name or "junit.xml")] = None
+    return list(found)
+
+
+def _fixed_prefix(pattern: str) -> str:
+    """The directory part of a glob before its first wildcard: 'target/surefire-reports'."""
+    parts = pattern.split("/")
+    fixed: list[str] = []
+    for part in parts[:-1]:
+        if any(ch in part for ch in "*?["):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
+
+
+def report_dirs(globs: Iterable[str]) -> dict[str, bool]:
+    """Directories (relative, '' for the root) to look in or watch for these globs, each with
+    whether matches may lie below it (the glob has a wildcard directory part)."""
+    dirs: dict[str, bool] = {}
+    for pattern in globs:
+        prefix = _fixed_prefix(pattern)
+        deep = pattern.count("/") > prefix.count("/") + (1 if prefix else 0)
+        dirs[prefix] = dirs.get(prefix, False) or deep
+    return dirs
+
+
+def glob_matches(relative: str, globs: Iterable[str]) -> bool:
+    """Whether a workspace-relative POSIX path matches one of the globs (`**` spans
+    directories, `*` stays within one)."""
+    return any(_glob_regex(pattern).fullmatch(relative) for pattern in globs)
+
+
+_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    cached = _GLOB_CACHE.get(pattern)
+    if cached is not None:
+        return cached
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    compiled = re.compile("".join(out))
+    _GLOB_CACHE[pattern] = compiled
+    return compiled
+
+
+def find_reports(
+    roots: Sequence[Path], globs: Sequence[str], named: Sequence[str], since: float
+) -> list[Path]:
+    """Report files modified at or after `since`: the named ones (relative to the first root)
+    and those matching the globs under each root. Only the globs' own directories are read."""
+    candidates: dict[Path, None] = {}
+    base = roots[0] if roots else Path.cwd()
+    for name in named:
+        path = Path(name)
+        candidates[path if path.is_absolute() else base / path] = None
+    for root in roots:
+        for pattern in globs:
+            try:
+                for path in root.glob(pattern):
+                    candidates[path] = None
+            except (OSError, ValueError):
+                continue
+    fresh = []
+    for path in candidates:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if st.st_mtime >= since - FRESH_SLACK_S and path.is_file():
+            fresh.append(path.resolve())
+    return sorted(dict.fromkeys(fresh))
+
+
+@dataclass(slots=True)
+class ReadReports:
+    report: JunitReport | None = None
+    paths: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_reports(paths: Sequence[Path], *, strict: Sequence[Path] = ()) -> ReadReports:
+    """Parse report files into one report. A file that is not JUnit at all (another tool's XML
+    picked up by a glob) is passed over quietly unless it is in `strict`; a malformed, refused
+    or oversized one adds a warning."""
+    result = ReadReports()
+    reports: list[JunitReport] = []
+    strict_set = {p.resolve() for p in strict}
+    for path in paths:
+        try:
+            size = path.stat().st_size
+            if size > MAX_REPORT_BYTES:
+                raise ReportError(f"larger than {MAX_REPORT_BYTES // (1024 * 1024)} MB")
+            reports.append(parse_junit(path.read_bytes()))
+            result.paths.append(path)
+        except ReportError as exc:
+            if str(exc).startswith("not a JUnit report") and path.resolve() not in strict_set:
+                continue
+            result.warnings.append(f"{path}: {exc}")
+        except OSError as exc:
+            result.warnings.append(f"{path}: {exc.strerror or exc}")
+    if reports:
+        result.report = merge_reports(reports)
+    return result
