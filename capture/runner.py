@@ -279,11 +279,12 @@ def exit_like(finished: Finished) -> int:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-        try:
+        with contextlib.suppress(OSError, ValueError):
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file of ours
-            signal.signal(signo, signal.SIG_DFL)
+        if signo not in (signal.SIGKILL, signal.SIGSTOP):
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(signo, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signo})
             os.kill(os.getpid(), signo)
-        except (OSError, ValueError):
-            pass
     return finished.exit_code
