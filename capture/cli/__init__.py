@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
     "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
     "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
+    "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
 }
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from capture.errors import CaptureError, InputError
+from capture.files import find_workspace
 from capture.runner import Finished, exit_like, run_command
 
 #: The pytest plugin, when it runs under `capture run`, hands its results over in this file
@@ -59,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     )
     env = dict(os.environ)
     env[RESULTS_ENV] = results_file
+    workspace = Path(args.workspace).resolve() if args.workspace else find_workspace(Path(cwd))
+    marker = _mark_running(workspace)
     try:
         finished = run_command(argv, env)
     except FileNotFoundError:
@@ -67,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
     except PermissionError:
         print(f"capture: error: {argv[0]}: permission denied", file=sys.stderr)
         return 126
+    finally:
+        if marker is not None:
+            _unmark(marker)
     try:
-        _record(args, argv, cwd, finished, results_file)
+        _record(args, argv, cwd, workspace, finished, results_file)
     except CaptureError as exc:
         _warn(f"this run was not recorded: {exc}")
     except Exception as exc:  # noqa: BLE001 - the command's result must come back regardless
@@ -81,11 +87,34 @@ def run(args: argparse.Namespace) -> int:
     return exit_like(finished)
 
 
+def _mark_running(workspace: Path) -> Path | None:
+    """Tell a JUnit watcher of this workspace that reports written now are ours to read."""
+    from capture.paths import resolve_paths
+
+    try:
+        directory = resolve_paths().state_dir / "running"
+        directory.mkdir(parents=True, exist_ok=True)
+        marker = directory / str(os.getpid())
+        marker.write_text(str(workspace))
+        return marker
+    except OSError:
+        return None
+
+
+def _unmark(marker: Path) -> None:
+    with contextlib.suppress(OSError):
+        marker.unlink()
+
+
 def _record(
-    args: argparse.Namespace, argv: list[str], cwd: str, finished: Finished, results_file: str
+    args: argparse.Namespace,
+    argv: list[str],
+    cwd: str,
+    workspace: Path,
+    finished: Finished,
+    results_file: str,
 ) -> None:
     from capture.config import load_config
-    from capture.files import find_workspace
     from capture.model import TestRunInput
     from capture.recorder import record_test_run
     from capture.reports import DEFAULT_REPORT_GLOBS, find_reports, read_reports, reports_named_in
@@ -94,7 +123,6 @@ def _record(
     from capture.summaries import parse_summary
 
     config = load_config()
-    workspace = Path(args.workspace).resolve() if args.workspace else find_workspace(Path(cwd))
     sessions = []
     try:
         with open(results_file, encoding="utf-8") as fh:
