@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +40,10 @@ class Config:
 
 
 def _read_toml(path: Path) -> dict[str, object]:
+    if not path.is_file():  # most installs have none: skip the parser's import
+        return {}
+    import tomllib
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 
 __all__ = ["new_id"]
 
 
 def new_id(now: float) -> str:
     """16 hex digits: 11 of milliseconds since the epoch, 5 random."""
-    return f"{int(now * 1000):011x}{secrets.randbelow(1 << 20):05x}"
+    # os.urandom, not secrets: the same randomness without importing hmac and hashlib on the
+    # hook path.
+    return f"{int(now * 1000):011x}{int.from_bytes(os.urandom(3), 'big') & 0xFFFFF:05x}"

@@ -6,15 +6,17 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capture.config import Config
 from capture.errors import InputError
 from capture.files import read_text, relative_to_workspace
-from capture.hunks import LocatedHunk, locate
 from capture.model import CaseResult, ProposalInput, State, TestRunInput
 from capture.store import Store
 from capture.testfiles import file_of_test_id, workspace_relative
+
+if TYPE_CHECKING:
+    from capture.hunks import LocatedHunk
 
 __all__ = ["failing_cases", "proposal_payload", "record_proposal", "record_test_run"]
 
@@ -34,6 +36,8 @@ def record_proposal(
     raw: str | None = None,
 ) -> str:
     """Record one proposal; returns its id. Raises InputError when the file cannot be used."""
+    from capture.hunks import LocatedHunk, locate  # not needed on the test-run path
+
     path = Path(proposal.path)
     root = Path(proposal.workspace)
     relative = relative_to_workspace(path, root)

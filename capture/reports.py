@@ -8,8 +8,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from capture.junit import MAX_REPORT_BYTES, JunitReport, ReportError, merge_reports, parse_junit
+if TYPE_CHECKING:
+    from capture.junit import JunitReport
 
 __all__ = [
     "DEFAULT_REPORT_GLOBS",
@@ -164,6 +166,10 @@ def read_reports(paths: Sequence[Path], *, strict: Sequence[Path] = ()) -> ReadR
     picked up by a glob) is passed over quietly unless it is in `strict`; a malformed, refused
     or oversized one adds a warning."""
     result = ReadReports()
+    if not paths:
+        return result
+    from capture.junit import MAX_REPORT_BYTES, ReportError, merge_reports, parse_junit
+
     reports: list[JunitReport] = []
     strict_set = {p.resolve() for p in strict}
     for path in paths:

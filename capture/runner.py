@@ -8,10 +8,12 @@ terminal), a pipe where ours is not (as a file or pipe, the child would not see 
 either). When stdout and stderr are the same file, the child gets one channel for both, so
 their interleaving is kept.
 
-Signals: while the child runs, ours are blocked and read with sigwaitinfo. A signal some
-process sent to us is forwarded to the child; one the kernel generated (the terminal's Ctrl-C,
-a hangup) is not, as the child, in our process group, received it too. Once the child is gone,
-`exit_like` ends us the way it ended: the same exit code, or the same signal.
+Signals: while the child runs, ours are blocked and collected with sigtimedwait between
+copies (at least every _SIGNAL_TICK_S); the child's end is seen at once through a pidfd. A
+signal some process sent to us is forwarded to the child; one the kernel generated (the
+terminal's Ctrl-C, a hangup) is not, as the child, in our process group, received it too.
+Once the child is gone, `exit_like` ends us the way it ended: the same exit code, or the same
+signal.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import errno
 import os
 import select
 import signal
-import threading
 import time
 from dataclasses import dataclass
+from typing import NoReturn
 
 __all__ = ["TAIL_BYTES", "Finished", "exit_like", "run_command"]
 
@@ -33,6 +35,9 @@ TAIL_BYTES = 4 * 1024 * 1024
 #: the channels go quiet this long.
 _IDLE_AFTER_EXIT_S = 0.1
 _CHUNK = 65536
+#: How often, at the longest, signals for the command are looked at while it runs (they wait,
+#: blocked, until then): one thread, no signal handlers racing with the copying.
+_SIGNAL_TICK_S = 0.05
 
 _FORWARDED = (
     signal.SIGINT,
@@ -117,17 +122,16 @@ def _channels() -> list[_Channel]:
     return channels
 
 
-class _Pump(threading.Thread):
-    """Copies every channel to its destination until EOF (or quiet after the child ended)."""
+class _Copier:
+    """Copies every channel to its destination, keeping the tail of what went by."""
 
-    def __init__(self, channels: list[_Channel]) -> None:
-        super().__init__(name="capture-run-output", daemon=True)
+    def __init__(self, channels: list[_Channel], poller: select.poll) -> None:
         self.channels = {c.read_fd: c for c in channels}
+        self.open = set(self.channels)
         self.tail = bytearray()
-        self._wake_r, self._wake_w = os.pipe()
-
-    def child_exited(self) -> None:
-        os.write(self._wake_w, b"x")
+        self.poller = poller
+        for fd in self.channels:
+            poller.register(fd, select.POLLIN)
 
     def _keep(self, data: bytes) -> None:
         self.tail += data
@@ -150,54 +154,48 @@ class _Pump(threading.Thread):
             view = view[written:]
         return True
 
-    def run(self) -> None:
-        poller = select.poll()
-        for fd in self.channels:
-            poller.register(fd, select.POLLIN)
-        poller.register(self._wake_r, select.POLLIN)
-        deadline: float | None = None
-        open_fds = set(self.channels)
-        while open_fds:
-            timeout = None
-            if deadline is not None:
-                timeout = max(0.0, deadline - time.monotonic()) * 1000
-            events = poller.poll(timeout)
-            if not events and deadline is not None:
-                break
-            for fd, _ in events:
-                if fd == self._wake_r:
-                    os.read(self._wake_r, 64)
-                    deadline = time.monotonic() + _IDLE_AFTER_EXIT_S
-                    continue
-                try:
-                    data = os.read(fd, _CHUNK)
-                except OSError as exc:  # EIO: a pty whose writers have all gone
-                    if exc.errno not in (errno.EIO, errno.EBADF):
-                        raise
-                    data = b""
-                if data and self._write_all(self.channels[fd].out_fd, data):
-                    self._keep(data)
-                    if deadline is not None:
-                        deadline = time.monotonic() + _IDLE_AFTER_EXIT_S
-                    continue
-                poller.unregister(fd)
-                open_fds.discard(fd)
-                if data:  # could not write: let the child meet a closed pipe, as it would
-                    self._keep(data)
-                    os.close(fd)
-                    self.channels[fd].read_fd = -1
-        for channel in self.channels.values():
-            if channel.read_fd >= 0:
-                os.close(channel.read_fd)
+    def copy(self, fd: int) -> bool:
+        """Copy what is waiting on one channel; False once it reached its end."""
+        try:
+            data = os.read(fd, _CHUNK)
+        except OSError as exc:  # EIO: a pty whose writers have all gone
+            if exc.errno not in (errno.EIO, errno.EBADF):
+                raise
+            data = b""
+        if data and self._write_all(self.channels[fd].out_fd, data):
+            self._keep(data)
+            return True
+        if data:  # could not write it: let the child meet a closed pipe, as it would
+            self._keep(data)
+        self.close(fd)
+        return False
 
-    def close(self) -> None:
-        os.close(self._wake_r)
-        os.close(self._wake_w)
+    def close(self, fd: int) -> None:
+        if fd in self.open:
+            self.poller.unregister(fd)
+            self.open.discard(fd)
+            os.close(fd)
+
+    def close_all(self) -> None:
+        for fd in list(self.open):
+            self.close(fd)
 
 
-def _drain_pending() -> None:
-    while signal.sigtimedwait(_WAITED, 0) is not None:
-        pass
+def _reap(pid: int) -> int | None:
+    try:
+        waited, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return None
+    return status if waited == pid else None
+
+
+def _pidfd(pid: int) -> int:
+    """A descriptor that polls readable when the child exits (Linux 5.3+), else -1 (the
+    child's end is then noticed from SIGCHLD at the next signal tick)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return -1
 
 
 def run_command(argv: list[str], env: dict[str, str]) -> Finished:
@@ -228,32 +226,47 @@ def run_command(argv: list[str], env: dict[str, str]) -> Finished:
         raise
     for channel in channels:
         os.close(channel.child_fd)
-    pump = _Pump(channels)
-    pump.start()
+    poller = select.poll()
+    copier = _Copier(channels, poller)
+    pidfd = _pidfd(pid)
+    if pidfd >= 0:
+        poller.register(pidfd, select.POLLIN)
     status: int | None = None
+    duration = 0.0
+    quiet_until = 0.0
     try:
-        while status is None:
-            info = signal.sigwaitinfo(_WAITED)
-            signo = info.si_signo
-            if signo == signal.SIGCHLD:
-                waited, wstatus = os.waitpid(pid, os.WNOHANG)
-                if waited == pid:
-                    status = wstatus
-            elif signo == signal.SIGWINCH:
-                for channel in channels:
-                    if channel.is_pty:
-                        _copy_winsize(channel.out_fd, channel.read_fd)
-            elif info.si_code in _SI_USER_CODES:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signo)
+        while True:
+            if status is None:
+                timeout = _SIGNAL_TICK_S
+            else:
+                timeout = quiet_until - time.monotonic()
+                if not copier.open or timeout <= 0:
+                    break
+            for fd, _ in poller.poll(timeout * 1000):
+                if fd == pidfd:
+                    poller.unregister(pidfd)
+                    os.close(pidfd)
+                    pidfd = -1
+                    if status is None:
+                        status = _reap(pid)
+                elif copier.copy(fd) is False:
+                    continue
+                if status is not None:
+                    if not duration:
+                        duration = time.monotonic() - t0
+                    quiet_until = time.monotonic() + _IDLE_AFTER_EXIT_S
+            if status is None:
+                status = _handle_signals(pid, [c for c in channels if c.read_fd in copier.open])
+                if status is not None:
+                    duration = time.monotonic() - t0
+                    quiet_until = time.monotonic() + _IDLE_AFTER_EXIT_S
     finally:
         if status is None:  # only on an internal error: do not leave the child behind
             os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        duration = time.monotonic() - t0
-        pump.child_exited()
-        pump.join()
-        pump.close()
+            status = os.waitpid(pid, 0)[1]
+        if pidfd >= 0:
+            os.close(pidfd)
+        copier.close_all()
         _drain_pending()
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     code = os.waitstatus_to_exitcode(status)
@@ -262,23 +275,48 @@ def run_command(argv: list[str], env: dict[str, str]) -> Finished:
         exit_code=128 + signo_end if signo_end else code,
         signal=signo_end,
         started_at=started_at,
-        duration_s=duration,
-        output=bytes(pump.tail[-TAIL_BYTES:]),
+        duration_s=duration or time.monotonic() - t0,
+        output=bytes(copier.tail[-TAIL_BYTES:]),
     )
 
 
-def exit_like(finished: Finished) -> int:
+def _handle_signals(pid: int, channels: list[_Channel]) -> int | None:
+    """Act on the signals that arrived since the last look (`channels`: those still open);
+    the child's wait status once it has ended."""
+    status = None
+    while (info := signal.sigtimedwait(_WAITED, 0)) is not None:
+        signo = info.si_signo
+        if signo == signal.SIGCHLD:
+            status = _reap(pid) if status is None else status
+        elif signo == signal.SIGWINCH:
+            for channel in channels:
+                if channel.is_pty:
+                    _copy_winsize(channel.out_fd, channel.read_fd)
+        elif info.si_code in _SI_USER_CODES:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signo)
+    return status
+
+
+def _drain_pending() -> None:
+    while signal.sigtimedwait(_WAITED, 0) is not None:
+        pass
+
+
+def exit_like(finished: Finished) -> NoReturn:
     """End this process the way the command ended: by the same signal when one ended it (the
     shell then shows 130 for Ctrl-C, 137 for SIGKILL, and a script stops as it would have),
-    else return its exit code."""
+    else with its exit code. Nothing is left to clean up by then, so the interpreter's own
+    teardown is skipped: it would only add to the wrapper's cost."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
     signo = finished.signal
     if signo is not None:
         import resource
-        import sys
 
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
         with contextlib.suppress(OSError, ValueError):
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file of ours
         if signo not in (signal.SIGKILL, signal.SIGSTOP):
@@ -287,4 +325,4 @@ def exit_like(finished: Finished) -> int:
         with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signo})
             os.kill(os.getpid(), signo)
-    return finished.exit_code
+    os._exit(finished.exit_code & 0xFF)

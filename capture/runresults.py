@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from capture.junit import JunitReport
 from capture.model import CaseResult, TestRunInput
-from capture.summaries import RunCounts
+
+if TYPE_CHECKING:
+    from capture.junit import JunitReport
+    from capture.summaries import RunCounts
 
 __all__ = [
     "PluginSession",

@@ -13,15 +13,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capture.errors import NotFoundError, StoreError
-from capture.hunks import Change, LocatedHunk, count_change
 from capture.ids import new_id
 from capture.linking import EpisodeTimes, episodes_to_link
 from capture.model import CaseResult, Outcome, ProposalInput, State, TestRunInput
 from capture.schema import SCHEMA_VERSION, migrate, schema_version
 from capture.windows import DEFAULT_LATE, Window
+
+if TYPE_CHECKING:
+    from capture.hunks import LocatedHunk
 
 __all__ = ["BUSY_TIMEOUT_MS", "DueCheckpoint", "Store"]
 
@@ -219,6 +221,10 @@ class Store:
     ) -> str:
         """Record a proposal with its hunks, its checkpoints and the file's baseline text.
         Returns the proposal id (the existing one when dedupe_key was seen before)."""
+        # Imported here: recording a test run (capture run, the pytest plugin) has no need of
+        # the diff machinery and its start-up cost.
+        from capture.hunks import Change, count_change
+
         with self.transaction():
             if proposal.dedupe_key:
                 row = self.conn.execute(

@@ -6,12 +6,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Collection
+from functools import cache
 
 __all__ = ["is_test_path", "lives_in", "file_of_test_id", "workspace_relative"]
 
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "e2e"})
-_TEST_NAME = re.compile(
-    r"""^(?:
+_TEST_NAME_PATTERN = r"""^(?:
         test_.+\.py | .+_tests?\.py | conftest\.py | tests\.py       # pytest, unittest
       | .+_test\.go                                                 # go
       | .+\.(?:test|spec)\.[cm]?[jt]sx?                             # jest, vitest, mocha
@@ -19,10 +19,14 @@ _TEST_NAME = re.compile(
       | .+Tests?\.cs                                                # .NET
       | .+_(?:spec|test)\.rb | test_.+\.rb                          # rspec, minitest
       | .+Test\.php | .+_test\.(?:exs|dart|cc|cpp|c)                 # others
-    )$""",
-    re.VERBOSE,
-)
+    )$"""
 _SOURCE_EXT = re.compile(r"\.[A-Za-z0-9]{1,6}$")
+
+
+@cache
+def _test_name() -> re.Pattern[str]:
+    # Compiled on first use: most processes that import this never ask.
+    return re.compile(_TEST_NAME_PATTERN, re.VERBOSE)
 
 
 def is_test_path(path: str) -> bool:
@@ -31,7 +35,7 @@ def is_test_path(path: str) -> bool:
     parts = path.replace("\\", "/").split("/")
     if any(part in _TEST_DIRS for part in parts[:-1]):
         return True
-    return bool(_TEST_NAME.match(parts[-1]))
+    return bool(_test_name().match(parts[-1]))
 
 
 def file_of_test_id(test_id: str) -> str | None:

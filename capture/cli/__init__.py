@@ -6,13 +6,16 @@ Subcommands live in modules of their own and are imported only when run, so that
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from capture import __version__
 from capture.errors import CaptureError
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["COMMANDS", "main"]
 
@@ -38,6 +41,8 @@ def _selected(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="capture",
         description="Record what coding agents proposed, what became of it, and the tests "
@@ -46,7 +51,11 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agent-capture {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
+    # With a command selected, only its parser is built: each costs milliseconds, and
+    # `capture hook` and `capture run` are on paths where those count.
+    names = [selected] if selected is not None else list(COMMANDS)
+    for name in names:
+        module_name, help_text = COMMANDS[name]
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == selected:
             module = importlib.import_module(module_name)
@@ -57,11 +66,19 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_selected(argv))
-    args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help()
-        return 0
+    args: Any = None
+    if argv[:1] == ["run"]:
+        # `capture run` wraps every test command: it reads its few options itself rather
+        # than pay for argparse (help and mistakes still go through argparse below).
+        from capture.cli.run_cmd import quick_args
+
+        args = quick_args(argv[1:])
+    if args is None:
+        parser = build_parser(_selected(argv))
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help()
+            return 0
     try:
         return int(args._run(args) or 0)
     except CaptureError as exc:

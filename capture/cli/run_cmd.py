@@ -4,16 +4,19 @@ recording is one warning line, never a changed exit code."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from capture.errors import CaptureError, InputError
 from capture.files import find_workspace
 from capture.runner import Finished, exit_like, run_command
+
+if TYPE_CHECKING:
+    import argparse
 
 #: The pytest plugin, when it runs under `capture run`, hands its results over in this file
 #: instead of writing a run of its own.
@@ -21,6 +24,8 @@ RESULTS_ENV = "CAPTURE_RUN_RESULTS"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
     parser.usage = "capture run [--name NAME] [--junit PATH] [--workspace DIR] -- CMD [ARGS...]"
     parser.epilog = (
         "Output, exit code and signals pass through unchanged. Results come from the pytest "
@@ -38,6 +43,42 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workspace", help="workspace root (default: the enclosing git tree)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+
+
+_VALUED = {"--name": "name", "--junit": "junit", "--workspace": "workspace"}
+
+
+def quick_args(argv: list[str]) -> Any:
+    """The arguments of `capture run` read without argparse, for the common forms
+    (`--name N`, `--name=N`, `--junit P`..., `--workspace D`, then `--` or the command);
+    None for anything else (help, an unknown option, no command), which argparse then reads
+    and reports."""
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(name=None, junit=[], workspace=None, command=[], debug=False, _run=run)
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            args.command = argv[i + 1 :]
+            break
+        if not token.startswith("-"):
+            args.command = argv[i:]
+            break
+        option, eq, value = token.partition("=")
+        if option not in _VALUED:
+            return None
+        if not eq:
+            i += 1
+            if i >= len(argv):
+                return None
+            value = argv[i]
+        if option == "--junit":
+            args.junit.append(value)
+        else:
+            setattr(args, _VALUED[option], value)
+        i += 1
+    return args if args.command else None
 
 
 def _warn(message: str) -> None:
@@ -84,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(results_file)
-    return exit_like(finished)
+    exit_like(finished)
 
 
 def _mark_running(workspace: Path) -> Path | None:
@@ -120,7 +161,6 @@ def _record(
     from capture.reports import DEFAULT_REPORT_GLOBS, find_reports, read_reports, reports_named_in
     from capture.runresults import choose_results, decode_sessions, fill_run
     from capture.store import Store
-    from capture.summaries import parse_summary
 
     config = load_config()
     sessions = []
@@ -146,7 +186,9 @@ def _record(
         junit = read.report
         report_paths = [_display(p, workspace) for p in read.paths]
     summary = None
-    if not sessions and junit is None:
+    if not sessions and junit is None and finished.output.strip():
+        from capture.summaries import parse_summary
+
         summary = parse_summary(finished.output.decode("utf-8", "replace"))
     results = choose_results(
         sessions=sessions, junit=junit, report_paths=report_paths, summary=summary
