@@ -3,9 +3,10 @@ or the pytest plugin (an IDE's test runner, `mvn test`, `go test | go-junit-repo
 recorded too. A shell: watchdog events in, `capture.reports` decisions, store writes out.
 
 Only the report directories are watched (a directory that does not exist yet is waited for
-from its nearest existing parent, without recursion), never the whole workspace. Reports that a
-`capture run` still running in the workspace will read, or that a run already recorded by the
-wrapper or the plugin wrote, are left to that run.
+from its nearest existing parent, without recursion), never the whole workspace. Reports
+written while a `capture run` or a pytest session with `--junitxml` is running in the workspace
+(`capture.running`), or by a run already recorded by the wrapper or the plugin, are left to
+that run.
 """
 
 from __future__ import annotations
@@ -29,35 +30,15 @@ from capture.reports import (
     report_dirs,
     report_started_at,
 )
+from capture.running import runs_in_progress
 from capture.store import Store
 
-__all__ = ["RUNNING_DIR", "ReportWatcher", "active_wrappers", "record_reports"]
+__all__ = ["ReportWatcher", "record_reports"]
 
-#: Under the state directory: one file per `capture run` in progress (named by its pid,
-#: holding its workspace root).
-RUNNING_DIR = "running"
 _QUIET_S = 1.0
 _TICK_S = 0.2
 
 Log = Callable[[str], None]
-
-
-def active_wrappers(state_dir: Path, root: str) -> bool:
-    """Whether a `capture run` is in progress in this workspace."""
-    try:
-        entries = list((state_dir / RUNNING_DIR).iterdir())
-    except OSError:
-        return False
-    for entry in entries:
-        try:
-            pid = int(entry.name)
-            if entry.read_text() != root:
-                continue
-            os.kill(pid, 0)
-        except (ValueError, OSError):
-            continue
-        return True
-    return False
 
 
 def record_reports(
@@ -246,8 +227,8 @@ class ReportWatcher:
                 with self._lock:
                     due = self._batches.due(time.monotonic())
                 for batch in due:
-                    if active_wrappers(self.config.paths.state_dir, str(self.root)):
-                        with self._lock:  # `capture run` will read them: look again later
+                    if runs_in_progress(self.config.paths.state_dir, str(self.root)):
+                        with self._lock:  # that run will record them: look again later
                             for path in batch:
                                 self._batches.add(path, time.monotonic())
                         continue

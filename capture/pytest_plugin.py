@@ -30,10 +30,15 @@ class _Recorder:
         self.t0 = time.monotonic()
         self.outcomes: dict[str, str] = {}
         self.durations: dict[str, float] = {}
+        self.marker: Any = None
 
     def pytest_sessionstart(self, session: Any) -> None:
         self.started_at = time.time()
         self.t0 = time.monotonic()
+        if getattr(self.config.option, "xmlpath", None) and not os.environ.get(_RESULTS_ENV):
+            # A JUnit watcher would record the report too: tell it this session will.
+            with contextlib.suppress(Exception):
+                self.marker = _mark(str(self.config.rootpath))
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
@@ -68,6 +73,11 @@ class _Recorder:
                     f"\ncapture: warning: this test session was not recorded: "
                     f"{type(exc).__name__}: {exc}\n"
                 )
+        finally:
+            if self.marker is not None:
+                from capture.running import unmark
+
+                unmark(self.marker)
 
     def _finish(self, exit_code: int) -> None:
         from pathlib import Path
@@ -134,6 +144,17 @@ class _Recorder:
             record_test_run(
                 store, run, now=self.started_at + duration, late_seconds=settings.late.seconds
             )
+
+
+def _mark(rootpath: str) -> Any:
+    from pathlib import Path
+
+    from capture.files import find_workspace
+    from capture.paths import resolve_paths
+    from capture.running import mark_running
+
+    workspace = find_workspace(Path(rootpath), Path(rootpath))
+    return mark_running(resolve_paths().state_dir, str(workspace))
 
 
 def pytest_configure(config: Any) -> None:

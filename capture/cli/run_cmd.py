@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from capture.errors import CaptureError, InputError
 from capture.files import find_workspace
+from capture.paths import resolve_paths
 from capture.runner import Finished, exit_like, run_command
+from capture.running import mark_running, unmark
 
 if TYPE_CHECKING:
     import argparse
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     env[RESULTS_ENV] = results_file
     workspace = Path(args.workspace).resolve() if args.workspace else find_workspace(Path(cwd))
-    marker = _mark_running(workspace)
+    marker = mark_running(resolve_paths().state_dir, str(workspace))
     try:
         finished = run_command(argv, env)
     except FileNotFoundError:
@@ -112,8 +114,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"capture: error: {argv[0]}: permission denied", file=sys.stderr)
         return 126
     finally:
-        if marker is not None:
-            _unmark(marker)
+        unmark(marker)
     try:
         _record(args, argv, cwd, workspace, finished, results_file)
     except CaptureError as exc:
@@ -126,25 +127,6 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(OSError):
             os.unlink(results_file)
     exit_like(finished)
-
-
-def _mark_running(workspace: Path) -> Path | None:
-    """Tell a JUnit watcher of this workspace that reports written now are ours to read."""
-    from capture.paths import resolve_paths
-
-    try:
-        directory = resolve_paths().state_dir / "running"
-        directory.mkdir(parents=True, exist_ok=True)
-        marker = directory / str(os.getpid())
-        marker.write_text(str(workspace))
-        return marker
-    except OSError:
-        return None
-
-
-def _unmark(marker: Path) -> None:
-    with contextlib.suppress(OSError):
-        marker.unlink()
 
 
 def _record(
