@@ -130,28 +130,55 @@ def find_reports(
     roots: Sequence[Path], globs: Sequence[str], named: Sequence[str], since: float
 ) -> list[Path]:
     """Report files modified at or after `since`: the named ones (relative to the first root)
-    and those matching the globs under each root. Only the globs' own directories are read."""
-    candidates: dict[Path, None] = {}
+    and those matching the globs under each root. Only the globs' own directories are read,
+    each once."""
+    fresh: dict[Path, None] = {}
+    cutoff = since - FRESH_SLACK_S
     base = roots[0] if roots else Path.cwd()
     for name in named:
-        path = Path(name)
-        candidates[path if path.is_absolute() else base / path] = None
-    for root in roots:
-        for pattern in globs:
-            try:
-                for path in root.glob(pattern):
-                    candidates[path] = None
-            except (OSError, ValueError):
-                continue
-    fresh = []
-    for path in candidates:
+        path = Path(name) if os.path.isabs(name) else base / name
         try:
-            st = path.stat()
+            if path.stat().st_mtime >= cutoff and path.is_file():
+                fresh[path.resolve()] = None
         except OSError:
             continue
-        if st.st_mtime >= since - FRESH_SLACK_S and path.is_file():
-            fresh.append(path.resolve())
-    return sorted(dict.fromkeys(fresh))
+    dirs = report_dirs(globs)
+    for root in roots:
+        for prefix, deep in dirs.items():
+            top = os.path.join(root, prefix) if prefix else str(root)
+            for directory, files in _listing(top, deep):
+                for entry in files:
+                    relative = os.path.relpath(os.path.join(directory, entry.name), root)
+                    if not glob_matches(relative.replace(os.sep, "/"), globs):
+                        continue
+                    try:
+                        if entry.stat().st_mtime >= cutoff:
+                            fresh[Path(entry.path).resolve()] = None
+                    except OSError:
+                        continue
+    return sorted(fresh)
+
+
+def _listing(top: str, deep: bool) -> Iterable[tuple[str, list[os.DirEntry[str]]]]:
+    """(directory, its files) for `top`, and below it when `deep`; nothing if it is absent."""
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        files = []
+        for entry in entries:
+            try:
+                if entry.is_file():
+                    files.append(entry)
+                elif deep and entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+            except OSError:
+                continue
+        yield directory, files
 
 
 @dataclass(slots=True)

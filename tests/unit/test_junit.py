@@ -242,11 +242,15 @@ def test_find_and_read_reports_only_takes_fresh_junit_files(tmp_path: Path) -> N
         (reports / f.name).write_bytes(f.read_bytes())
     (tmp_path / "junit-coverage.xml").write_text("<coverage/>")  # another tool's XML
     (tmp_path / "junit-broken.xml").write_text("<testsuite><testcase>")
-    found = find_reports(
-        [tmp_path], ["junit*.xml", "target/surefire-reports/TEST-*.xml"], [], since
-    )
-    assert old.resolve() not in found and len(found) == 4
+    nested = tmp_path / "test-results" / "unit" / "py"
+    nested.mkdir(parents=True)
+    (nested / "results.xml").write_bytes(b'<testsuite name="x"><testcase name="a"/></testsuite>')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "junit.xml").write_bytes((FIXTURES / "jest-junit.xml").read_bytes())
+    globs = ["junit*.xml", "target/surefire-reports/TEST-*.xml", "test-results/**/*.xml"]
+    found = find_reports([tmp_path], globs, ["sub/junit.xml", "missing.xml"], since)
+    assert old.resolve() not in found and len(found) == 6
     read = read_reports(found)
-    assert read.report is not None and read.report.runner == "surefire"
-    assert read.report.total == 5
+    assert read.report is not None and read.report.runner == "junit"  # several runners
+    assert read.report.total == 5 + 1 + 5
     assert len(read.warnings) == 1 and "junit-broken.xml: malformed XML" in read.warnings[0]
