@@ -6,9 +6,18 @@ import os
 
 __all__ = ["new_id"]
 
+_last_ms = -1
+_sequence = 0
+
 
 def new_id(now: float) -> str:
-    """16 hex digits: 11 of milliseconds since the epoch, 5 random."""
-    # os.urandom, not secrets: the same randomness without importing hmac and hashlib on the
-    # hook path.
-    return f"{int(now * 1000):011x}{int.from_bytes(os.urandom(3), 'big') & 0xFFFFF:05x}"
+    """20 hex digits: milliseconds since the epoch (11), a per-process sequence within that
+    millisecond (3, so backfills stamping many records with one time stay ordered and distinct),
+    and 6 random digits against other processes."""
+    global _last_ms, _sequence
+    ms = int(now * 1000)
+    _sequence = (_sequence + 1) % 4096 if ms == _last_ms else 0
+    _last_ms = ms
+    # os.urandom, not secrets: the same randomness without importing hmac and hashlib, which
+    # the hook and `capture run` paths would pay for at every start.
+    return f"{ms:011x}{_sequence:03x}{int.from_bytes(os.urandom(3), 'big'):06x}"

@@ -74,6 +74,7 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
             )""",
             "CREATE INDEX proposals_episode ON proposals(episode_id)",
             "CREATE INDEX proposals_workspace_outcome ON proposals(workspace_id, outcome)",
+            "CREATE INDEX proposals_workspace_path ON proposals(workspace_id, path, state)",
             "CREATE INDEX proposals_created ON proposals(created_at)",
             """CREATE TABLE hunks (
                 id INTEGER PRIMARY KEY,

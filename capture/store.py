@@ -25,7 +25,7 @@ from capture.windows import DEFAULT_LATE, Window
 if TYPE_CHECKING:
     from capture.hunks import LocatedHunk
 
-__all__ = ["BUSY_TIMEOUT_MS", "DueCheckpoint", "Store"]
+__all__ = ["BUSY_TIMEOUT_MS", "CheckpointResult", "DueCheckpoint", "Store"]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -40,6 +40,20 @@ class DueCheckpoint:
     root: str
     path: str
     is_final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointResult:
+    """What one checkpoint observed; `final` marks the last window, where the outcome sticks."""
+
+    checkpoint_id: int
+    proposal_id: str
+    window: str
+    similarity: float | None
+    retention: float | None
+    outcome: Outcome
+    reason: str
+    final: bool
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -370,6 +384,18 @@ class Store:
             "SELECT * FROM hunks WHERE proposal_id = ? ORDER BY idx", (proposal_id,)
         ).fetchall()
 
+    def hunk_rows_of(self, proposal_ids: Sequence[str]) -> dict[str, list[sqlite3.Row]]:
+        found: dict[str, list[sqlite3.Row]] = {pid: [] for pid in proposal_ids}
+        for i in range(0, len(proposal_ids), 500):
+            chunk = proposal_ids[i : i + 500]
+            for row in self.conn.execute(
+                f"SELECT * FROM hunks WHERE proposal_id IN ({','.join('?' * len(chunk))}) "
+                "ORDER BY proposal_id, idx",
+                chunk,
+            ):
+                found[row["proposal_id"]].append(row)
+        return found
+
     def live_proposals(self, workspace_id: int, path: str) -> list[sqlite3.Row]:
         """Applied proposals of a file whose tracking is not over (late check included)."""
         return self.conn.execute(
@@ -452,6 +478,49 @@ class Store:
                via = ? WHERE id = ? AND observed_at IS NULL""",
             (observed_at, similarity, retention, outcome.value, via, checkpoint_id),
         )
+
+    def record_checkpoints(
+        self, results: Sequence[CheckpointResult], *, observed_at: float, via: str
+    ) -> None:
+        """Record observed checkpoints; a proposal shows `pending` with the provisional reason
+        until its final window, then its outcome is settled (and its episode, when complete)."""
+        if not results:
+            return
+        with self.transaction():
+            self.conn.executemany(
+                """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?,
+                   outcome = ?, via = ? WHERE id = ? AND observed_at IS NULL""",
+                [
+                    (observed_at, r.similarity, r.retention, r.outcome.value, via, r.checkpoint_id)
+                    for r in results
+                ],
+            )
+            windows = [r for r in results if r.window != "late"]
+            self.conn.executemany(
+                """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
+                   settled_at = ? WHERE id = ? AND settled_at IS NULL""",
+                [
+                    (
+                        r.outcome.value if r.final else Outcome.PENDING.value,
+                        r.reason if r.final else f"at {r.window}: {r.outcome.value}",
+                        r.similarity,
+                        r.retention,
+                        observed_at if r.final else None,
+                        r.proposal_id,
+                    )
+                    for r in windows
+                ],
+            )
+            finals = [r.proposal_id for r in windows if r.final]
+            for i in range(0, len(finals), 500):
+                chunk = finals[i : i + 500]
+                episodes = self.conn.execute(
+                    f"SELECT DISTINCT episode_id FROM proposals WHERE id IN "
+                    f"({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+                for (episode_id,) in episodes:
+                    self._settle_episode_if_done(episode_id, observed_at)
 
     def set_outcome(
         self,
