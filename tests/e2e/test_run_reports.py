@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import RunCapture, episodes_json
@@ -80,6 +82,8 @@ def test_reports_in_the_usual_places_and_given_with_junit(
 def test_a_stale_report_is_not_read_again(tmp_path: Path, run_capture: RunCapture) -> None:
     ws = project_with_edit(tmp_path, run_capture)
     shutil.copy(FIXTURES / "jest-junit.xml", ws / "junit.xml")  # left by an earlier run
+    earlier = time.time() - 60
+    os.utime(ws / "junit.xml", (earlier, earlier))
     result = run_capture("run", "--junit", "junit.xml", "--", "true", cwd=ws, env=LONG_WINDOWS)
     assert result.returncode == 0
     assert result.stderr.splitlines() == [
