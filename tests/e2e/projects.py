@@ -14,7 +14,11 @@ CALC = "def add(a, b):\n    return a + b\n"
 TEST_CALC = "from src.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 TEST_TEXT = "def test_upper():\n    assert 'a'.upper() == 'A'\n"
 SHOUT = "\n\ndef test_shout():\n    assert 'hey'.upper() + '!' == 'HEY!!'\n"
-LONG_WINDOWS = {"CAPTURE_WINDOWS": "10m"}  # nothing settles during the test
+#: Nothing settles during a test; the inner pytest sessions load no plugin from entry points
+#: (the test extras' hypothesis and pytest-lsp cost seconds a session), ours only with -p.
+LONG_WINDOWS = {"CAPTURE_WINDOWS": "10m", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+#: For sessions that must load entry points (ours), the others that are installed, turned off.
+HEAVY_PLUGINS_OFF = ["-p", "no:hypothesispytest", "-p", "no:pytest-lsp", "-p", "no:asyncio"]
 
 
 def plugin_installed() -> bool:
@@ -23,11 +27,9 @@ def plugin_installed() -> bool:
 
 
 def pytest_cmd(*, plugin: bool) -> list[str]:
+    """A pytest session over the project's tests (run with LONG_WINDOWS' environment)."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    if not plugin:
-        cmd[3:3] = ["-p", "no:agent_capture"]
-    elif not plugin_installed():
-        cmd[3:3] = ["-p", "capture.pytest_plugin"]
+    cmd[3:3] = ["-p", "capture.pytest_plugin"] if plugin else ["-p", "no:agent_capture"]
     return cmd
 
 

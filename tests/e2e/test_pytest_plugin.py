@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, RunCapture, capture_env, episodes_json
-from tests.e2e.projects import LONG_WINDOWS, agent_edit, make_project, plugin_installed
+from tests.e2e.projects import (
+    HEAVY_PLUGINS_OFF,
+    LONG_WINDOWS,
+    agent_edit,
+    make_project,
+    plugin_installed,
+)
 
 needs_install = pytest.mark.skipif(
     not plugin_installed(),
@@ -25,7 +31,7 @@ def pytest_session(
     return subprocess.run(
         cmd,
         cwd=ws,
-        env=capture_env(home, **LONG_WINDOWS, **(env or {})),
+        env=capture_env(home, **{**LONG_WINDOWS, **(env or {})}),
         capture_output=True,
         text=True,
         timeout=120,
@@ -39,16 +45,18 @@ def test_on_where_installed_off_on_request(
     ws = make_project(tmp_path)
     agent_edit(run_capture, ws, "src/calc.py", "a + b\n", "a + b + 1\n", "claude-code", "t1")
 
-    on = pytest_session(ws, capture_home)
+    autoload = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": ""}  # entry points load, as by default
+    on = pytest_session(ws, capture_home, *HEAVY_PLUGINS_OFF, env=autoload)
     assert on.returncode == 1, on.stdout
     assert "capture:" not in on.stdout + on.stderr
     for off in ("no:agent_capture", "no:capture"):
-        assert pytest_session(ws, capture_home, "-p", off).returncode == 1
+        session = pytest_session(ws, capture_home, *HEAVY_PLUGINS_OFF, "-p", off, env=autoload)
+        assert session.returncode == 1
 
     (episode,) = episodes_json(run_capture)
     (run,) = episode["test_runs"]  # only the session with the plugin on was recorded
     assert run["source"] == "pytest-plugin" and run["results_from"] == "plugin"
-    assert run["command"] == "pytest -q -p no:cacheprovider tests"
+    assert run["command"].startswith("pytest -q -p no:cacheprovider -p no:hypothesispytest")
     assert (run["passed"], run["failed"], run["errors"], run["skipped"]) == (1, 1, 0, 0)
     assert run["exit_code"] == 1 and run["status"] == "failing"
     assert run["failing_ids"] == ["tests/test_calc.py::test_add"]
@@ -57,7 +65,7 @@ def test_on_where_installed_off_on_request(
 
 
 def plugin_args() -> list[str]:
-    return [] if plugin_installed() else ["-p", "capture.pytest_plugin"]
+    return ["-p", "capture.pytest_plugin"]  # entry points are not loaded (LONG_WINDOWS)
 
 
 def test_per_test_outcomes_and_paths_from_a_sub_directory(

@@ -13,7 +13,7 @@ from tests.conftest import RunCapture, episodes_json
 from tests.e2e.projects import LONG_WINDOWS, agent_edit, make_project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "junit"
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:agent_capture"]
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]  # no plugin: see env
 
 
 def project_with_edit(tmp_path: Path, run_capture: RunCapture) -> Path:

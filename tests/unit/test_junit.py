@@ -3,6 +3,7 @@ is refused with one line."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -69,8 +70,6 @@ def pytest_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, str]
             "-m",
             "pytest",
             "-p",
-            "no:agent_capture",
-            "-p",
             "no:cacheprovider",
             f"--junitxml={report}",
             "-o",
@@ -78,6 +77,7 @@ def pytest_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, str]
             "tests",
         ],
         cwd=root,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # no plugin of any kind
         capture_output=True,
         text=True,
         timeout=120,
