@@ -18,7 +18,13 @@ from capture.testfiles import file_of_test_id, workspace_relative
 if TYPE_CHECKING:
     from capture.hunks import LocatedHunk
 
-__all__ = ["failing_cases", "proposal_payload", "record_proposal", "record_test_run"]
+__all__ = [
+    "failing_cases",
+    "proposal_payload",
+    "record_proposal",
+    "record_test_run",
+    "run_payload",
+]
 
 
 def proposal_payload(proposal: ProposalInput) -> str:
@@ -89,7 +95,7 @@ def record_test_run(
     with store.transaction():
         store.append_event(
             "test_run",
-            raw if raw is not None else json.dumps(dataclasses.asdict(run)),
+            raw if raw is not None else run_payload(run),
             at=now,
             source=run.source,
             workspace=run.workspace,
@@ -97,6 +103,16 @@ def record_test_run(
         if late_seconds is None:
             return store.add_test_run(run, now=now)
         return store.add_test_run(run, now=now, late_seconds=late_seconds)
+
+
+def run_payload(run: TestRunInput) -> str:
+    """The event log's copy of a run; per-test results as rows (dataclasses.asdict would copy
+    each of thousands of results field by field)."""
+    data: dict[str, Any] = {
+        f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name != "cases"
+    }
+    data["cases"] = [[c.test_id, c.outcome, c.file, c.classname, c.duration_s] for c in run.cases]
+    return json.dumps(data, separators=(",", ":"))
 
 
 def failing_cases(ids: list[str], cwd: str | None, workspace: str | None) -> list[CaseResult]:
