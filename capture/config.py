@@ -32,6 +32,9 @@ class Config:
     event_retention_days: float = 30.0
     #: the user's own test command patterns (regular expressions), see capture.testcommands
     test_commands: tuple[str, ...] = ()
+    #: Globs (relative to the workspace) where JUnit XML reports appear; None: the defaults
+    #: in capture.reports.
+    junit_reports: tuple[str, ...] | None = None
 
     @property
     def final_window(self) -> Window:
@@ -77,6 +80,13 @@ def load_config(env: dict[str, str] | None = None) -> Config:
     if "episode_gap" in section:
         gap = parse_duration(str(section["episode_gap"]))
     retention = float(str(section.get("event_retention_days", 30)))
+    junit: tuple[str, ...] | None = None
+    junit_spec = env.get("CAPTURE_JUNIT_REPORTS") or section.get("junit_reports")
+    if junit_spec:
+        items = junit_spec.split(",") if isinstance(junit_spec, str) else junit_spec
+        if not isinstance(items, list | tuple):
+            raise ConfigError(f"{paths.config_file}: junit_reports must be a list of globs")
+        junit = tuple(str(g).strip() for g in items if str(g).strip())
     return Config(
         paths=paths,
         windows=windows,
@@ -84,6 +94,7 @@ def load_config(env: dict[str, str] | None = None) -> Config:
         episode_gap=gap,
         event_retention_days=retention,
         test_commands=_patterns(section.get("test_commands", []), paths.config_file),
+        junit_reports=junit,
     )
 
 

@@ -146,6 +146,30 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
         ],
     ),
     (
+        "m002_test_runs",
+        [
+            # where the counts came from (runner, plugin/junit/summary, the JUnit file)
+            "ALTER TABLE test_runs ADD COLUMN runner TEXT",
+            "ALTER TABLE test_runs ADD COLUMN results_from TEXT",
+            "ALTER TABLE test_runs ADD COLUMN report TEXT",
+            # open: the episode was not settled when the run started; late: see capture.linking
+            "ALTER TABLE episode_test_runs ADD COLUMN link TEXT NOT NULL DEFAULT 'open'",
+            """CREATE TABLE test_results (
+                test_run_id TEXT NOT NULL REFERENCES test_runs(id),
+                idx INTEGER NOT NULL,
+                test_id TEXT NOT NULL,
+                outcome TEXT NOT NULL
+                    CHECK (outcome IN ('passed', 'failed', 'error', 'skipped')),
+                file TEXT,
+                classname TEXT,
+                duration_s REAL,
+                PRIMARY KEY (test_run_id, idx)
+            ) WITHOUT ROWID""",
+            """CREATE INDEX test_results_failing ON test_results(test_run_id)
+                WHERE outcome IN ('failed', 'error')""",
+        ],
+    ),
+    (
         "m003_hooks",
         [
             # Hook payloads queued as received by the fast lane, applied in order by a

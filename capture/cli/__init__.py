@@ -13,6 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["COMMANDS", "main"]
 
@@ -27,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "install": ("capture.cli.install_cmd", "wire an agent's hooks to capture"),
     "uninstall": ("capture.cli.install_cmd", "remove capture's hooks from an agent's settings"),
     "import": ("capture.cli.import_cmd", "backfill history from agent transcripts or git"),
+    "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
+    "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
 }
 
 
@@ -53,7 +56,11 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agent-capture {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
+    # With a command selected, only its parser is built: each costs milliseconds, and
+    # `capture hook` and `capture run` are on paths where those count.
+    names = [selected] if selected is not None else list(COMMANDS)
+    for name in names:
+        module_name, help_text = COMMANDS[name]
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == selected:
             module = importlib.import_module(module_name)
@@ -73,11 +80,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
     from capture.errors import CaptureError
 
-    parser = build_parser(_selected(argv))
-    args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help()
-        return 0
+    args: Any = None
+    if argv[:1] == ["run"]:
+        # `capture run` wraps every test command: it reads its few options itself rather
+        # than pay for argparse (help and mistakes still go through argparse below).
+        from capture.cli.run_cmd import quick_args
+
+        args = quick_args(argv[1:])
+    if args is None:
+        parser = build_parser(_selected(argv))
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help()
+            return 0
     try:
         return int(args._run(args) or 0)
     except CaptureError as exc:
