@@ -128,13 +128,18 @@ def _cargo(text: str) -> RunCounts | None:
 # go test: "--- PASS: TestX (0.00s)", "--- FAIL: TestY", "--- SKIP:", package lines "ok"/"FAIL"
 _GO_RESULT = re.compile(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", re.MULTILINE)
 _GO_PACKAGE = re.compile(r"^(ok|FAIL|---)\s+\S+\s+[\d.]+s", re.MULTILINE)
+# A package whose tests could not even be built: "FAIL\texample.com/m/pkg [build failed]"
+_GO_BROKEN = re.compile(r"^FAIL\s+(\S+)\s+\[(?:build|setup) failed\]", re.MULTILINE)
 
 
 def _go(text: str) -> RunCounts | None:
     results = _GO_RESULT.findall(text)
-    if not results and not _GO_PACKAGE.search(text):
+    broken = _GO_BROKEN.findall(text)
+    if not results and not broken and not _GO_PACKAGE.search(text):
         return None
     counts = RunCounts("go")
+    counts.errors = len(broken)
+    counts.failing_ids.extend(broken)
     for status, name in results:
         if status == "PASS":
             counts.passed += 1

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FORMATS = ROOT.parent / "shared" / "agent-formats"
+FORMATS = ROOT / "tests" / "fixtures" / "agent-formats"
 #: Holds a sitecustomize.py that guards the network in every Python process the tests start.
 NETGUARD = ROOT / "tests" / "netguard"
 
@@ -84,6 +84,7 @@ def run_capture(capture_home: Path) -> RunCapture:
             raise AssertionError(f"capture {args} failed: {result.stderr}")
         return result
 
+    run.home = capture_home  # type: ignore[attr-defined]
     return run
 
 

@@ -81,6 +81,22 @@ def test_go() -> None:
     assert counts.failing_ids == ["TestB"]
 
 
+def test_go_package_that_does_not_build() -> None:
+    out = (
+        "# example.com/m/broken [example.com/m/broken.test]\n"
+        'broken/b.go:3:23: cannot use "s" (untyped string constant) as int value\n'
+        "FAIL\texample.com/m/broken [build failed]\n"
+        "--- FAIL: TestAddWrong (0.00s)\n    calc_test.go:13: Add(1, 2) = 3, want 4\n"
+        "FAIL\nFAIL\texample.com/m/calc\t0.003s\nFAIL\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "go"
+    assert (counts.passed, counts.failed, counts.errors) == (0, 1, 1)
+    assert counts.failing_ids == ["example.com/m/broken", "TestAddWrong"]
+    only_broken = parse_summary("FAIL\texample.com/m/broken [setup failed]\nFAIL\n")
+    assert only_broken is not None and only_broken.errors == 1
+
+
 def test_mocha() -> None:
     counts = parse_summary("  12 passing (30ms)\n  2 failing\n  1 pending\n")
     assert counts is not None and (counts.passed, counts.failed, counts.skipped) == (12, 2, 1)
