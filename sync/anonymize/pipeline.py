@@ -237,6 +237,8 @@ class Anonymizer:
             "proposals": proposals,
             "test_runs": [self._test_run(r, level, state) for r in episode.get("test_runs") or []],
         }  # fmt: skip
+        if isinstance(episode.get("tests"), dict):
+            out["tests"] = self._tests_summary(episode["tests"], level, state)
         self._extra(episode, out, _EPISODE_FIELDS, level, state)
         out["secrets_redacted"] = state.secrets
         serialized = dumps(out)
@@ -294,18 +296,44 @@ class Anonymizer:
 
         plain = [r.get(k) for k in _TEST_RUN_PLAIN]
         state.copy_all(plain)
+        runner = r.get("runner")
         out: dict[str, Any] = {
             "id": r.get("id"),
-            "runner": _runner(r.get("command")),
+            "runner": state.copy(runner) if runner else _runner(r.get("command")),
             **dict(zip(_TEST_RUN_PLAIN, plain, strict=True)),
         }
         if level.carries_text:
             out["command"] = text(r.get("command"), "")
             out["name"] = text(r.get("name"), "")
             out["failing_ids"] = [text(f, "") for f in r.get("failing_ids") or []]
+            # Where it ran and its report file: paths, scrubbed like any text.
+            for key in ("cwd", "report"):
+                if key in r:
+                    out[key] = text(r[key], "")
         else:
             out["failing_count"] = len(r.get("failing_ids") or [])
         self._extra(r, out, _TEST_RUN_FIELDS, level, state)
+        return out
+
+    def _tests_summary(self, t: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
+        """What the linked test runs say about the episode: counts, statuses and the transition
+        go at every level; the failing tests' ids (paths and names) only with text."""
+        out: dict[str, Any] = {}
+        for key, value in t.items():
+            if key == "failing_tests_in_edited_files":
+                ids = value if isinstance(value, list) else []
+                if level.carries_text:
+                    out[key] = [self._text(f, "", state) for f in ids if isinstance(f, str)]
+                else:
+                    out["failing_tests_in_edited_files_count"] = len(ids)
+            elif isinstance(value, dict) or value is None or isinstance(value, bool | int | float):
+                out[key] = (
+                    {k: state.copy(v) for k, v in value.items()}
+                    if isinstance(value, dict)
+                    else value
+                )
+            elif isinstance(value, str):
+                out[key] = state.copy(value)
         return out
 
     def _extra(
@@ -394,7 +422,7 @@ _DROP: Any = _Drop()
 _EPISODE_FIELDS = frozenset(
     {
         "schema", "id", "agent", "model", "session_id", "turn_id", "workspace", "prompt",
-        "source", "started_at", "ended_at", "settled_at", "proposals", "test_runs",
+        "source", "started_at", "ended_at", "settled_at", "proposals", "test_runs", "tests",
     }
 )  # fmt: skip
 _PROPOSAL_PLAIN = (
@@ -407,9 +435,12 @@ _CHECKPOINT_FIELDS = (
 )  # fmt: skip
 _TEST_RUN_PLAIN = (
     "source", "exit_code", "passed", "failed", "errors", "skipped", "started_at", "duration_s",
+    "status", "link", "results_from",
 )  # fmt: skip
 _PROPOSAL_FIELDS = frozenset({"id", "file", "hunks", "checkpoints", *_PROPOSAL_PLAIN})
-_TEST_RUN_FIELDS = frozenset({"id", "command", "name", "failing_ids", *_TEST_RUN_PLAIN})
+_TEST_RUN_FIELDS = frozenset(
+    {"id", "command", "name", "failing_ids", "runner", "cwd", "report", *_TEST_RUN_PLAIN}
+)
 
 
 _EDGE_PUNCTUATION = "()[]{}<>,;:.!?'\"`"
@@ -429,7 +460,8 @@ def _cores(value: str) -> list[str]:
 
 
 def _episode_texts(e: dict[str, Any]) -> list[str]:
-    """Every text of an episode the projection may carry (ids and timestamps aside)."""
+    """Every text of an episode the projection may carry (ids and timestamps aside). Each text
+    `_text` reads must be here: detectors are planned over these."""
     out: list[str] = []
     add = out.append
     for k in ("prompt", "agent", "model", "session_id", "turn_id", "source", "workspace"):
@@ -449,13 +481,16 @@ def _episode_texts(e: dict[str, Any]) -> list[str]:
         if p.keys() - _PROPOSAL_FIELDS:
             out.extend(_strings({k: p[k] for k in p.keys() - _PROPOSAL_FIELDS}))
     for r in e.get("test_runs") or ():
-        for k in ("command", "name", "source"):
+        for k in ("command", "name", "source", "cwd", "report", "runner"):
             v = r.get(k)
             if type(v) is str:
                 add(v)
         out.extend(f for f in r.get("failing_ids") or () if type(f) is str)
         if r.keys() - _TEST_RUN_FIELDS:
             out.extend(_strings({k: r[k] for k in r.keys() - _TEST_RUN_FIELDS}))
+    tests = e.get("tests")
+    if isinstance(tests, dict):
+        out.extend(_strings(tests))
     if e.keys() - _EPISODE_FIELDS:
         out.extend(_strings({k: e[k] for k in e.keys() - _EPISODE_FIELDS}))
     return out

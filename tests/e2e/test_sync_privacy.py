@@ -133,7 +133,7 @@ def test_cli_connects_nowhere_with_sync_disabled(tmp_path: Path, sentinel: Senti
 
 
 _HOOK_AGENTS = {"claude_code": "claude-code", "codex": "codex", "copilot": "copilot",
-                "cursor": "cursor"}  # fmt: skip
+                "cursor": "cursor", "gemini": "gemini"}  # fmt: skip
 
 
 @pytest.mark.skipif("hook" not in COMMANDS, reason="`capture hook` is not in this tree yet")

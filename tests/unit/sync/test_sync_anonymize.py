@@ -310,3 +310,39 @@ def test_a_planted_secret_never_survives_in_any_surrounding(
     assert result.episode is not None
     probe = value.splitlines()[1] if kind == "private_key" else value
     assert probe not in dumps(result.episode)
+
+
+def test_linked_test_run_fields() -> None:
+    e = episode()
+    run = e["test_runs"][0]
+    run.update(
+        status="failing", link="open", runner="pytest", results_from="plugin",
+        cwd=f"{ROOT}/services/api", report=f"/home/alice/tmp/junit-{GHP}.xml",
+    )  # fmt: skip
+    e["tests"] = {
+        "runs": 1,
+        "first_run_after": {"id": "r1", "status": "failing", "started_at": e["started_at"]},
+        "last_run_before_settling": None,
+        "transition": None,
+        "failing_tests_in_edited_files": [f"{ROOT}/tests/billing/test_invoice.py::test_rounding"],
+        "tests_edited_by_agent": False,
+    }
+    metrics = project(e, "metrics")
+    assert metrics["tests"] == {
+        "runs": 1,
+        "first_run_after": {"id": "r1", "status": "failing", "started_at": e["started_at"]},
+        "last_run_before_settling": None,
+        "transition": None,
+        "failing_tests_in_edited_files_count": 1,
+        "tests_edited_by_agent": False,
+    }
+    m_run = metrics["test_runs"][0]
+    assert (m_run["status"], m_run["link"], m_run["runner"]) == ("failing", "open", "pytest")
+    assert "cwd" not in m_run and "report" not in m_run
+    redacted = project(e, "redacted")
+    r_run = redacted["test_runs"][0]
+    assert r_run["cwd"] == "<workspace>/services/api"
+    assert r_run["report"].startswith("~/tmp/junit-<SECRET:github_token:")
+    assert redacted["tests"]["failing_tests_in_edited_files"] == [
+        "<workspace>/tests/billing/test_invoice.py::test_rounding"
+    ]
