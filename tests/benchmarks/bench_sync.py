@@ -141,12 +141,16 @@ class Collector:
         self.proc.wait(10)
 
 
-def bench_end_to_end(episodes: list[dict], tmp: Path, ws: Path) -> dict[str, float | str]:
-    home = tmp / "home"
+def bench_end_to_end(
+    episodes: list[dict], tmp: Path, ws: Path, workers: int = 1
+) -> dict[str, float | str]:
+    home = tmp / f"home-{workers}"
     with Store.open(home / "data" / "capture.db") as store:
         write_episodes(store, episodes, now=time.time())
-    collector = Collector(tmp / "collector")
-    env = dict(os.environ, CAPTURE_HOME=str(home), PYTHONPATH=str(ROOT))
+    collector = Collector(tmp / f"collector-{workers}")
+    env = dict(
+        os.environ, CAPTURE_HOME=str(home), PYTHONPATH=str(ROOT), CAPTURE_SYNC_WORKERS=str(workers)
+    )
     try:
         subprocess.run(
             [sys.executable, "-m", "capture", "sync", "enable", "--url", collector.url,
@@ -181,7 +185,7 @@ def bench_end_to_end(episodes: list[dict], tmp: Path, ws: Path) -> dict[str, flo
         gzip.compress(body_for(rows[i : i + BATCH]), compresslevel=3)
         for i in range(0, len(rows), BATCH)
     ]
-    peer_collector = Collector(tmp / "peer-collector")
+    peer_collector = Collector(tmp / f"peer-collector-{workers}")
     try:
         import httpx
 
@@ -219,6 +223,7 @@ def main() -> None:
         print(f"{args.episodes} synthetic episodes, {size:.0f} bytes of episode JSON on average")
         a = bench_anonymize(episodes)
         e = bench_end_to_end(episodes, tmp, ws)
+        e2 = bench_end_to_end(episodes, tmp, ws, workers=2)
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores")
     rows = [
@@ -230,6 +235,10 @@ def main() -> None:
          e["end_to_end_cpu"], ">= 2,000",
          f"{e['end_to_end'] / e['bare_post']:.2f}x of bare httpx POSTs of the same batches "
          f"({e['bare_post']:,.0f}/s)"),
+        ("end to end, anonymizing with 2 worker processes (`[sync] workers = 2`)",
+         e2["end_to_end"], e2["end_to_end_cpu"], ">= 2,000",
+         f"{e2['end_to_end'] / e2['bare_post']:.2f}x of bare httpx POSTs of the same batches "
+         f"({e2['bare_post']:,.0f}/s); CPU counts the worker processes too"),
     ]  # fmt: skip
     print(f"\ncollector: {e['collector']}; `sync now` said: {e['summary']}")
     print(
