@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from capture.rollups import rollup_statements
+
 __all__ = ["SCHEMA_VERSION", "migrate"]
 
 MIGRATION_SET = "capture"
@@ -144,6 +146,8 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
             "CREATE INDEX events_at ON events(at)",
         ],
     ),
+    # Rollups for `capture report` (kept by triggers) and the indexes its raw queries use.
+    ("m006_report", rollup_statements()),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

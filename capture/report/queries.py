@@ -1,0 +1,335 @@
+"""The SQL behind `capture report`: aggregated rows for `capture.report.figures`.
+
+Proposal counts and retention come from the quarter-hour rollups (`capture.rollups`) for the
+whole buckets of a period and from the raw rows for its partial edges, so figures are exact and
+cost what the period holds in buckets, not in proposals. Test runs, episodes and the most-undone
+files are read from their tables (a few hundred thousand rows at most), through the indexes of
+migration m006_report. Only tables of the first schema version are read, so a database that
+later migrations extend reports the same.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from capture.report.figures import (
+    BY_CHOICES,
+    CountRow,
+    EpisodeTestRow,
+    ReportRows,
+    RetentionRow,
+    TestRunRow,
+    UndoneFileRow,
+)
+from capture.report.periods import split
+from capture.rollups import COUNT_COLUMNS, RETENTION_COLUMNS, SPANS, ext_sql
+
+__all__ = ["Scope", "fetch_rows", "workspace_id_of", "workspace_roots"]
+
+_SETTLED = "('kept', 'edited', 'undone', 'lost')"
+
+# 1 passed, 0 failed, NULL when the run told nothing either way.
+_RUN_PASSED = """(CASE
+    WHEN t.exit_code IS NOT NULL
+        THEN t.exit_code = 0 AND coalesce(t.failed, 0) + coalesce(t.errors, 0) = 0
+    WHEN t.failed IS NOT NULL OR t.errors IS NOT NULL OR t.passed IS NOT NULL
+        THEN coalesce(t.failed, 0) + coalesce(t.errors, 0) = 0
+    END)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What one report covers: [since, until) and the period of the same length before it, one
+    workspace (its id) or all (None); local days start `utc_offset` seconds off UTC."""
+
+    since: float
+    until: float
+    workspace_id: int | None = None
+    utc_offset: int = 0
+
+    @property
+    def previous_since(self) -> float:
+        return self.since - (self.until - self.since)
+
+
+def _day(ts: str) -> str:
+    return f"CAST(({ts} + :offset) / 86400 AS INTEGER)"
+
+
+def _week(ts: str) -> str:
+    # 1970-01-01 was a Thursday: shifting by 3 days makes weeks start on Monday.
+    return f"(({_day(ts)} + 3) / 7)"
+
+
+def _rollup_key(by: str | None) -> tuple[str, str]:
+    """(rollup dimension, key expression over it)."""
+    start = "bucket * span"
+    return {
+        None: ("all", "''"),
+        "agent": ("agent", "value"),
+        "model": ("model", "value"),
+        "language": ("ext", "value"),
+        "workspace": ("all", "workspace_id"),
+        "day": ("all", _day(start)),
+        "week": ("all", _week(start)),
+    }[by]
+
+
+def _proposal_key(by: str | None) -> str:
+    return {
+        None: "''",
+        "agent": "p.agent",
+        "model": "coalesce(p.model, '')",
+        "language": ext_sql("p.path"),
+        "workspace": "coalesce(p.workspace_id, 0)",
+        "day": _day("p.created_at"),
+        "week": _week("p.created_at"),
+    }[by]
+
+
+def _episode_key(by: str | None, at: str) -> str | None:
+    """Test runs are grouped by the episodes they followed; None: they cannot be split so."""
+    return {
+        None: "''",
+        "agent": "e.agent",
+        "model": "coalesce(e.model, '')",
+        "language": None,
+        "workspace": "coalesce(e.workspace_id, 0)",
+        "day": _day(at),
+        "week": _week(at),
+    }[by]
+
+
+def _parts(
+    scope: Scope, by: str | None
+) -> Iterator[tuple[bool, list[tuple[int, int, int]], list[tuple[float, float]]]]:
+    """(current?, whole rollup buckets, raw edge ranges) for the previous period, then the
+    current one. UTC days can serve a grouping by local day only where local days are UTC days."""
+    spans: tuple[int, ...] = SPANS
+    if by in ("day", "week") and scope.utc_offset % SPANS[0]:
+        spans = tuple(s for s in SPANS if s < SPANS[0])
+    for current, lo, hi in (
+        (False, scope.previous_since, scope.since),
+        (True, scope.since, scope.until),
+    ):
+        buckets, raw = split(lo, hi, spans)
+        yield current, buckets, raw
+
+
+def _fetch_counts(conn: sqlite3.Connection, scope: Scope, by: str | None) -> list[CountRow]:
+    dim, key = _rollup_key(by)
+    ws = " AND workspace_id = :ws" if scope.workspace_id is not None else ""
+    sums = ", ".join(f"sum({c})" for c in COUNT_COLUMNS)
+    rollup_sql = f"""SELECT {key} AS k, {sums} FROM report_counts
+        WHERE dim = :dim AND span = :span AND bucket >= :lo AND bucket < :hi{ws} GROUP BY k"""
+    raw_ws = " AND coalesce(p.workspace_id, 0) = :ws" if scope.workspace_id is not None else ""
+    raw_sql = f"""SELECT {_proposal_key(by)} AS k, count(*), sum(p.state = 'shown'),
+        sum(p.state = 'applied'), sum(p.state = 'rejected'), sum(p.outcome = 'kept'),
+        sum(p.outcome = 'edited'), sum(p.outcome = 'undone'), sum(p.outcome = 'lost'),
+        sum(CASE WHEN p.state = 'applied' THEN p.chars_added ELSE 0 END),
+        sum(CASE WHEN p.state = 'applied' THEN p.lines_added ELSE 0 END)
+        FROM proposals p WHERE p.created_at >= :lo AND p.created_at < :hi{raw_ws} GROUP BY k"""
+    rows: list[CountRow] = []
+    base: dict[str, Any] = {"dim": dim, "ws": scope.workspace_id, "offset": scope.utc_offset}
+    for current, buckets, raw in _parts(scope, by):
+        queries = [(raw_sql, 0, lo, hi) for lo, hi in raw]
+        queries += [(rollup_sql, span, lo, hi) for span, lo, hi in buckets]
+        for sql, span, lo, hi in queries:
+            for r in conn.execute(sql, {**base, "span": span, "lo": lo, "hi": hi}):
+                rows.append(CountRow(r[0], current, *(int(v or 0) for v in r[1:])))
+    return rows
+
+
+def _fetch_retention(conn: sqlite3.Connection, scope: Scope, by: str | None) -> list[RetentionRow]:
+    dim, key = _rollup_key(by)
+    ws = " AND workspace_id = :ws" if scope.workspace_id is not None else ""
+    sums = ", ".join(f"sum({c})" for c in RETENTION_COLUMNS)
+    rollup_sql = f"""SELECT {key} AS k, window, window_seconds, {sums} FROM report_retention
+        WHERE dim = :dim AND span = :span AND bucket >= :lo AND bucket < :hi{ws}
+        GROUP BY k, window, window_seconds"""
+    raw_ws = " AND coalesce(p.workspace_id, 0) = :ws" if scope.workspace_id is not None else ""
+    raw_sql = f"""SELECT {_proposal_key(by)} AS k, c.window, c.window_seconds, count(*),
+        sum(c.retention IS NULL),
+        sum(CASE WHEN c.retention IS NULL THEN 0 ELSE p.chars_added END),
+        sum(coalesce(c.retention * p.chars_added, 0.0))
+        FROM proposals p JOIN checkpoints c ON c.proposal_id = p.id
+        WHERE p.created_at >= :lo AND p.created_at < :hi AND c.observed_at IS NOT NULL{raw_ws}
+        GROUP BY k, c.window, c.window_seconds"""
+    rows: list[RetentionRow] = []
+    base: dict[str, Any] = {"dim": dim, "ws": scope.workspace_id, "offset": scope.utc_offset}
+    for current, buckets, raw in _parts(scope, by):
+        queries = [(raw_sql, 0, lo, hi) for lo, hi in raw]
+        queries += [(rollup_sql, span, lo, hi) for span, lo, hi in buckets]
+        for sql, span, lo, hi in queries:
+            for r in conn.execute(sql, {**base, "span": span, "lo": lo, "hi": hi}):
+                if not r[3]:
+                    continue  # a bucket whose checkpoints were all removed again
+                rows.append(
+                    RetentionRow(
+                        r[0],
+                        current,
+                        r[1],
+                        float(r[2]),
+                        int(r[3]),
+                        int(r[4]),
+                        int(r[5]),
+                        float(r[6]),
+                    )
+                )
+    return rows
+
+
+def _fetch_test_runs(
+    conn: sqlite3.Connection, scope: Scope, by: str | None
+) -> list[TestRunRow] | None:
+    key = _episode_key(by, "t.started_at")
+    if key is None:
+        return None
+    params = {
+        "since": scope.since,
+        "lo": scope.previous_since,
+        "hi": scope.until,
+        "ws": scope.workspace_id,
+        "offset": scope.utc_offset,
+    }
+    ws = " AND e.workspace_id IS :ws" if scope.workspace_id is not None else ""
+    if by is None:
+        # Each run once, whatever number of episodes it followed; no sort.
+        linked = "SELECT 1 FROM episode_test_runs l"
+        if ws:
+            linked += " JOIN episodes e ON e.id = l.episode_id"
+        row = conn.execute(
+            f"""SELECT sum(NOT cur), sum(NOT cur AND r IS NOT NULL), sum(NOT cur AND r = 1),
+                sum(cur), sum(cur AND r IS NOT NULL), sum(cur AND r = 1) FROM (
+                SELECT t.started_at >= :since AS cur, {_RUN_PASSED} AS r FROM test_runs t
+                WHERE t.started_at >= :lo AND t.started_at < :hi
+                AND EXISTS ({linked} WHERE l.test_run_id = t.id{ws}))""",
+            params,
+        ).fetchone()
+        values = [int(v or 0) for v in row]
+        return [
+            TestRunRow("", current, *values[i : i + 3])
+            for current, i in ((False, 0), (True, 3))
+            if values[i]
+        ]
+    # DISTINCT: a run that followed two episodes of one group counts once in it.
+    sql = f"""SELECT k, cur, count(*), count(r), coalesce(sum(r), 0) FROM (
+        SELECT DISTINCT {key} AS k, t.started_at >= :since AS cur, t.id, {_RUN_PASSED} AS r
+        FROM test_runs t JOIN episode_test_runs l ON l.test_run_id = t.id
+        JOIN episodes e ON e.id = l.episode_id
+        WHERE t.started_at >= :lo AND t.started_at < :hi{ws}
+    ) GROUP BY k, cur"""
+    return [
+        TestRunRow(r[0], bool(r[1]), int(r[2]), int(r[3]), int(r[4]))
+        for r in conn.execute(sql, params)
+    ]
+
+
+def _fetch_episode_tests(
+    conn: sqlite3.Connection, scope: Scope, by: str | None
+) -> list[EpisodeTestRow] | None:
+    key = _episode_key(by, "e.started_at")
+    if key is None:
+        return None
+    ws = " AND e.workspace_id IS :ws" if scope.workspace_id is not None else ""
+    sql = f"""WITH linked AS (
+        SELECT e.id AS eid, {key} AS k, e.started_at >= :since AS cur, t.command,
+               t.started_at AS at, {_RUN_PASSED} AS r
+        FROM episodes e JOIN episode_test_runs l ON l.episode_id = e.id
+        JOIN test_runs t ON t.id = l.test_run_id
+        WHERE e.started_at >= :lo AND e.started_at < :hi{ws}
+    ), per_command AS (
+        SELECT eid, k, cur, min(CASE WHEN r = 0 THEN at END) AS first_fail,
+               max(CASE WHEN r = 1 THEN at END) AS last_pass, min(at) AS first_run
+        FROM linked GROUP BY eid, command
+    ), per_episode AS (
+        SELECT eid, k, cur, max(first_fail IS NOT NULL) AS failing,
+               max(coalesce(last_pass > first_fail, 0)) AS repaired, min(first_run) AS first_run
+        FROM per_command GROUP BY eid
+    )
+    SELECT k, cur, failing, repaired, first_run - (SELECT min(p.applied_at) FROM proposals p
+        WHERE p.episode_id = eid AND p.applied_at IS NOT NULL) FROM per_episode"""
+    params = {
+        "since": scope.since,
+        "lo": scope.previous_since,
+        "hi": scope.until,
+        "ws": scope.workspace_id,
+        "offset": scope.utc_offset,
+    }
+    return [
+        EpisodeTestRow(r[0], bool(r[1]), bool(r[2]), bool(r[3]), r[4])
+        for r in conn.execute(sql, params)
+    ]
+
+
+def _fetch_undone_files(
+    conn: sqlite3.Connection, scope: Scope, by: str | None, top: int
+) -> list[UndoneFileRow]:
+    key = _proposal_key(by)
+    ws = " AND p.workspace_id IS :ws" if scope.workspace_id is not None else ""
+    params = {
+        "lo": scope.since,
+        "hi": scope.until,
+        "ws": scope.workspace_id,
+        "offset": scope.utc_offset,
+        "top": top,
+    }
+    # `outcome = 'undone'` literally: it selects the partial index proposals_report_undone.
+    ranked = conn.execute(
+        f"""SELECT k, wsid, root, path, undone FROM (
+            SELECT {key} AS k, p.workspace_id AS wsid, coalesce(w.root, '') AS root, p.path,
+                   count(*) AS undone, row_number() OVER (PARTITION BY {key}
+                   ORDER BY count(*) DESC, coalesce(w.root, ''), p.path) AS rank
+            FROM proposals p LEFT JOIN workspaces w ON w.id = p.workspace_id
+            WHERE p.outcome = 'undone' AND p.created_at >= :lo AND p.created_at < :hi{ws}
+            GROUP BY k, p.workspace_id, p.path
+        ) WHERE rank <= :top""",
+        params,
+    ).fetchall()
+    settled_sql = f"""SELECT count(*) FROM proposals p WHERE p.workspace_id IS :wsid
+        AND p.path = :path AND p.created_at >= :lo AND p.created_at < :hi
+        AND p.outcome IN {_SETTLED} AND {key} = :k"""
+    rows = []
+    for k, wsid, root, path, undone in ranked:
+        settled = conn.execute(settled_sql, {**params, "wsid": wsid, "path": path, "k": k})
+        rows.append(UndoneFileRow(k, root, path, int(undone), int(settled.fetchone()[0])))
+    return rows
+
+
+def fetch_rows(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    by: str | None,
+    top: int,
+    *,
+    episode_tests: list[EpisodeTestRow] | None = None,
+) -> ReportRows:
+    """The rows of one report grouped by `by` (None: the totals), keys as SQL gives them: agent
+    and model names ('' for no model), extensions ('.py'), workspace ids, local day and week
+    numbers (see `capture.report.periods`).
+
+    Each episode falls in exactly one group, so the totals can reuse the `episode_tests` rows
+    of another grouping (relabelled by the caller) instead of querying them again."""
+    if by is not None and by not in BY_CHOICES:
+        raise ValueError(f"cannot group by {by!r}")
+    return ReportRows(
+        counts=_fetch_counts(conn, scope, by),
+        retention=_fetch_retention(conn, scope, by),
+        test_runs=_fetch_test_runs(conn, scope, by),
+        episode_tests=(
+            episode_tests if episode_tests is not None else _fetch_episode_tests(conn, scope, by)
+        ),
+        undone_files=_fetch_undone_files(conn, scope, by, top),
+    )
+
+
+def workspace_roots(conn: sqlite3.Connection) -> dict[int, str]:
+    return {int(r[0]): str(r[1]) for r in conn.execute("SELECT id, root FROM workspaces")}
+
+
+def workspace_id_of(conn: sqlite3.Connection, root: str) -> int | None:
+    row = conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()
+    return None if row is None else int(row[0])
