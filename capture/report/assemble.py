@@ -58,4 +58,5 @@ def make_report(
         total_rows=total_rows,
         group_rows=group_rows,
         label=key_label(by, workspace_roots(conn) if by == "workspace" else {}),
+        utc_offset=scope.utc_offset,
     )

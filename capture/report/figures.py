@@ -296,6 +296,7 @@ class Report:
     windows: tuple[tuple[str, float], ...]
     total: GroupPair
     groups: tuple[GroupPair, ...]
+    utc_offset: int = 0  # local days and weeks: see capture.report.periods
 
     @property
     def previous_since(self) -> float:
@@ -487,6 +488,7 @@ def build_report(
     total_rows: ReportRows,
     group_rows: ReportRows | None = None,
     label: Callable[[Key], str] = str,
+    utc_offset: int = 0,
 ) -> Report:
     """Assemble the report. `total_rows` were fetched ungrouped (key ''); `group_rows` with the
     grouping `by`, whose keys `label` turns into group names (rows whose keys share a label are
@@ -539,6 +541,7 @@ def build_report(
         windows=windows,
         total=total,
         groups=tuple(groups),
+        utc_offset=utc_offset,
     )
 
 

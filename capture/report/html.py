@@ -8,7 +8,8 @@ from datetime import datetime
 from html import escape
 
 from capture import __version__
-from capture.report.figures import Change, Group, Rate, Report
+from capture.report.figures import Change, Counts, Group, Rate, Report
+from capture.report.periods import calendar
 from capture.report.svg import line_chart, stacked_bars
 from capture.report.terminal import format_count, format_rate, format_seconds
 
@@ -171,19 +172,23 @@ def render_page(report: Report, timeline: Report, agents: Report, *, now: float)
     retention curve per agent (`agents`), then the report's tables."""
     where = report.workspace or "all workspaces"
     by = report.by or ""
+    by_key = {p.current.key: p.current for p in timeline.groups}
+    labels = calendar(report.since, report.until, report.utc_offset, timeline.by or "day")
+    # Days without proposals stay on the axis as gaps.
     columns = [
         (
-            p.current.key,
+            key,
             {
-                "kept": p.current.counts.kept,
-                "edited": p.current.counts.edited,
-                "undone": p.current.counts.undone,
-                "lost": p.current.counts.lost,
-                "pending": p.current.counts.pending + p.current.counts.shown,
-                "rejected": p.current.counts.rejected,
+                "kept": g.counts.kept,
+                "edited": g.counts.edited,
+                "undone": g.counts.undone,
+                "lost": g.counts.lost,
+                "pending": g.counts.pending + g.counts.shown,
+                "rejected": g.counts.rejected,
             },
         )
-        for p in timeline.groups
+        for key in labels
+        for g in [by_key.get(key, Group(key, Counts(), (), None))]
     ]
     mix = stacked_bars(f"Outcome mix per {timeline.by}", columns, OUTCOME_SERIES)
     windows = [w for w, _ in agents.windows]

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 __all__ = [
     "Span",
+    "calendar",
     "day_label",
     "day_start",
     "local_offset",
@@ -80,3 +81,12 @@ def day_label(day: int) -> str:
 def week_label(week: int) -> str:
     """A week number ((day + 3) // 7: weeks start on Monday) as its Monday, YYYY-MM-DD."""
     return day_label(week * 7 - 3)
+
+
+def calendar(since: float, until: float, offset: int, by: str) -> list[str]:
+    """Every local day (or week) label that [since, until) touches, in order."""
+    first = math.floor((since + offset) / _DAY)
+    last = math.floor((max(until - 1e-6, since) + offset) / _DAY)
+    if by == "week":
+        return [week_label(w) for w in range((first + 3) // 7, (last + 3) // 7 + 1)]
+    return [day_label(d) for d in range(first, last + 1)]

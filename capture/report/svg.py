@@ -77,7 +77,7 @@ def stacked_bars(
                 f'<text class="tick" x="{x + width / 2:.1f}" y="{_H - _BOTTOM + 16}" '
                 f'text-anchor="middle">{escape(label[5:] if len(label) == 10 else label)}</text>'
             )
-    if not columns:
+    if not any(sum(v.values()) for _, v in columns):
         body.append(
             f'<text class="empty" x="{_W / 2}" y="{_H / 2}" text-anchor="middle">'
             "no proposals in this period</text>"

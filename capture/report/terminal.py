@@ -245,7 +245,8 @@ def _group_table(name: str, pair: GroupPair) -> Table:
         ("chars added", format_count(c.chars_added), "chars_added"),
     ]
     rows += [
-        (f"kept at {w.window}", format_rate(w.rate), f"retention_{w.window}") for w in g.retention
+        (f"retained at {w.window}", format_rate(w.rate), f"retention_{w.window}")
+        for w in g.retention
     ]
     if g.tests is not None:
         rows += [
