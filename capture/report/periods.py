@@ -50,6 +50,9 @@ def split(
     span = spans[0]
     first = math.ceil(lo / span)
     end = math.floor(hi / span)
+    # The divisions round: check the bucket edges against the times themselves.
+    first += first * span < lo
+    end -= end * span > hi
     if first >= end:
         return split(lo, hi, spans[1:])
     whole = [(span, first, end)]

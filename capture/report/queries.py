@@ -107,10 +107,9 @@ def _parts(
     scope: Scope, by: str | None
 ) -> Iterator[tuple[bool, list[tuple[int, int, int]], list[tuple[float, float]]]]:
     """(current?, whole rollup buckets, raw edge ranges) for the previous period, then the
-    current one. UTC days can serve a grouping by local day only where local days are UTC days."""
-    spans: tuple[int, ...] = SPANS
-    if by in ("day", "week") and scope.utc_offset % SPANS[0]:
-        spans = tuple(s for s in SPANS if s < SPANS[0])
+    current one. A span serves a grouping by local day only where local days start on its
+    bucket edges (UTC days: only where local time is UTC)."""
+    spans = tuple(s for s in SPANS if by not in ("day", "week") or scope.utc_offset % s == 0)
     for current, lo, hi in (
         (False, scope.previous_since, scope.since),
         (True, scope.since, scope.until),

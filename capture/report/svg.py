@@ -112,7 +112,10 @@ def line_chart(
         path = " ".join(
             f"{'M' if j == 0 else 'L'}{x:.1f},{y:.1f}" for j, (x, y) in enumerate(points)
         )
-        body.append(f'<path class="line s{k % 8}" d="{path}"><title>{escape(name)}</title></path>')
+        if len(points) > 1:  # a single point is a dot only
+            body.append(
+                f'<path class="line s{k % 8}" d="{path}"><title>{escape(name)}</title></path>'
+            )
         for (x, y), v in zip(points, [v for v in values if v is not None], strict=True):
             body.append(
                 f'<circle class="dot s{k % 8}" cx="{x:.1f}" cy="{y:.1f}" r="3.5">'
