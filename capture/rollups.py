@@ -178,6 +178,8 @@ _PROPOSAL_DIMENSIONS_CHANGED = (
 def rollup_statements() -> list[str]:
     """The statements of migration m006_report: rollup tables, their triggers, a backfill from
     the rows already recorded, and the indexes the report's raw queries use."""
+    from capture.run_rollups import run_rollup_statements  # it builds on SPANS, above
+
     count_columns = ",\n".join(f"{c} INTEGER NOT NULL DEFAULT 0" for c in COUNT_COLUMNS)
     finest_sums = ", ".join(
         f"sum({v}) AS {c}" for v, c in zip(_count_values("p", ""), COUNT_COLUMNS, strict=True)
@@ -283,4 +285,5 @@ def rollup_statements() -> list[str]:
            workspace_id)""",
         """CREATE INDEX episodes_report_started ON episodes(started_at, id, agent, model,
            workspace_id)""",
+        *run_rollup_statements(),
     ]

@@ -7,7 +7,7 @@ from unittest import mock
 
 from capture import schema
 
-__all__ = ["make_schema_v1_db"]
+__all__ = ["copy_into_schema_v1", "make_schema_v1_db"]
 
 
 def make_schema_v1_db(path: Path) -> None:
@@ -16,6 +16,30 @@ def make_schema_v1_db(path: Path) -> None:
     with mock.patch.object(schema, "_MIGRATIONS", schema._MIGRATIONS[:1]):
         applied = schema.migrate(path)
     assert applied == 1
+
+
+def copy_into_schema_v1(source: Path, path: Path) -> None:
+    """A release-1 database holding the rows of `source` (its release-1 columns only), as if
+    release 1 had recorded them."""
+    import sqlite3
+
+    make_schema_v1_db(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("ATTACH DATABASE ? AS src", (str(source),))
+    conn.execute("BEGIN")
+    tables = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM main.sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\'"
+        )
+    ]
+    for table in tables:
+        columns = ", ".join(r[1] for r in conn.execute(f"PRAGMA main.table_info({table})"))
+        conn.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM src.{table}")
+    conn.execute("COMMIT")
+    conn.execute("DETACH DATABASE src")
+    conn.close()
 
 
 # -- the fixed fixture: every figure of its report is computed by hand in test_report_figures ---

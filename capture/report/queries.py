@@ -1,11 +1,12 @@
 """The SQL behind `capture report`: aggregated rows for `capture.report.figures`.
 
-Proposal counts and retention come from the quarter-hour rollups (`capture.rollups`) for the
-whole buckets of a period and from the raw rows for its partial edges, so figures are exact and
-cost what the period holds in buckets, not in proposals. Test runs, episodes and the most-undone
-files are read from their tables (a few hundred thousand rows at most), through the indexes of
-migration m006_report. Only tables of the first schema version are read, so a database that
-later migrations extend reports the same.
+Proposal counts, retention and test runs come from the rollups kept by triggers
+(`capture.rollups`, `capture.run_rollups`): whole UTC days and quarter hours of a period from
+them, its partial edges from the raw rows, so figures are exact and cost what the period holds in
+buckets, not in proposals. Each episode's test history comes from its `report_episodes` row; the
+most-undone files from the undone proposals alone (a partial index). Besides the rollups, only
+tables of the first schema version are read, so a database that later migrations extend reports
+the same. With `SPANS` empty every figure is computed from the raw rows (the tests compare both).
 """
 
 from __future__ import annotations
@@ -26,18 +27,14 @@ from capture.report.figures import (
 )
 from capture.report.periods import split
 from capture.rollups import COUNT_COLUMNS, RETENTION_COLUMNS, SPANS, ext_sql
+from capture.run_rollups import run_passed_sql
 
 __all__ = ["Scope", "fetch_rows", "workspace_id_of", "workspace_roots"]
 
 _SETTLED = "('kept', 'edited', 'undone', 'lost')"
 
 # 1 passed, 0 failed, NULL when the run told nothing either way.
-_RUN_PASSED = """(CASE
-    WHEN t.exit_code IS NOT NULL
-        THEN t.exit_code = 0 AND coalesce(t.failed, 0) + coalesce(t.errors, 0) = 0
-    WHEN t.failed IS NOT NULL OR t.errors IS NOT NULL OR t.passed IS NOT NULL
-        THEN coalesce(t.failed, 0) + coalesce(t.errors, 0) = 0
-    END)"""
+_RUN_PASSED = run_passed_sql("t")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +84,6 @@ def _proposal_key(by: str | None) -> str:
         "workspace": "coalesce(p.workspace_id, 0)",
         "day": _day("p.created_at"),
         "week": _week("p.created_at"),
-    }[by]
-
-
-def _episode_key(by: str | None, at: str) -> str | None:
-    """Test runs are grouped by the episodes they followed; None: they cannot be split so."""
-    return {
-        None: "''",
-        "agent": "e.agent",
-        "model": "coalesce(e.model, '')",
-        "language": None,
-        "workspace": "coalesce(e.workspace_id, 0)",
-        "day": _day(at),
-        "week": _week(at),
     }[by]
 
 
@@ -181,76 +165,73 @@ def _fetch_retention(conn: sqlite3.Connection, scope: Scope, by: str | None) -> 
     return rows
 
 
+def _run_key(by: str | None) -> tuple[str, str, str] | None:
+    """(rollup dimension, key over report_tests, key over a raw run `t` and its episode `e`);
+    None when runs cannot be split that way."""
+    start = "bucket * span"
+    return {
+        None: ("all", "''", "''"),
+        "agent": ("agent", "value", "e.agent"),
+        "model": ("model", "value", "coalesce(e.model, '')"),
+        "language": None,
+        "workspace": ("all", "workspace_id", "coalesce(t.workspace_id, 0)"),
+        "day": ("all", _day(start), _day("t.started_at")),
+        "week": ("all", _week(start), _week("t.started_at")),
+    }[by]
+
+
 def _fetch_test_runs(
     conn: sqlite3.Connection, scope: Scope, by: str | None
 ) -> list[TestRunRow] | None:
-    key = _episode_key(by, "t.started_at")
-    if key is None:
+    keys = _run_key(by)
+    if keys is None:
         return None
-    params = {
-        "since": scope.since,
-        "lo": scope.previous_since,
-        "hi": scope.until,
-        "ws": scope.workspace_id,
-        "offset": scope.utc_offset,
-    }
-    ws = " AND e.workspace_id IS :ws" if scope.workspace_id is not None else ""
+    dim, rollup_key, raw_key = keys
+    ws = " AND workspace_id = :ws" if scope.workspace_id is not None else ""
+    rollup_sql = f"""SELECT {rollup_key} AS k, sum(runs), sum(with_result), sum(passed)
+        FROM report_tests WHERE dim = :dim AND span = :span AND bucket >= :lo AND bucket < :hi{ws}
+        GROUP BY k"""
+    raw_ws = " AND coalesce(t.workspace_id, 0) = :ws" if scope.workspace_id is not None else ""
     if by is None:
-        # Each run once, whatever number of episodes it followed; no sort.
-        linked = "SELECT 1 FROM episode_test_runs l"
-        if ws:
-            linked += " JOIN episodes e ON e.id = l.episode_id"
-        row = conn.execute(
-            f"""SELECT sum(NOT cur), sum(NOT cur AND r IS NOT NULL), sum(NOT cur AND r = 1),
-                sum(cur), sum(cur AND r IS NOT NULL), sum(cur AND r = 1) FROM (
-                SELECT t.started_at >= :since AS cur, {_RUN_PASSED} AS r FROM test_runs t
-                WHERE t.started_at >= :lo AND t.started_at < :hi
-                AND EXISTS ({linked} WHERE l.test_run_id = t.id{ws}))""",
-            params,
-        ).fetchone()
-        values = [int(v or 0) for v in row]
-        return [
-            TestRunRow("", current, *values[i : i + 3])
-            for current, i in ((False, 0), (True, 3))
-            if values[i]
-        ]
-    # DISTINCT: a run that followed two episodes of one group counts once in it.
-    sql = f"""SELECT k, cur, count(*), count(r), coalesce(sum(r), 0) FROM (
-        SELECT DISTINCT {key} AS k, t.started_at >= :since AS cur, t.id, {_RUN_PASSED} AS r
-        FROM test_runs t JOIN episode_test_runs l ON l.test_run_id = t.id
-        JOIN episodes e ON e.id = l.episode_id
-        WHERE t.started_at >= :lo AND t.started_at < :hi{ws}
-    ) GROUP BY k, cur"""
-    return [
-        TestRunRow(r[0], bool(r[1]), int(r[2]), int(r[3]), int(r[4]))
-        for r in conn.execute(sql, params)
-    ]
+        # Each run once, whatever number of episodes it followed.
+        raw_sql = f"""SELECT '' AS k, count(*), count(r), coalesce(sum(r), 0) FROM (
+            SELECT {_RUN_PASSED} AS r FROM test_runs t
+            WHERE t.started_at >= :lo AND t.started_at < :hi{raw_ws}
+            AND EXISTS (SELECT 1 FROM episode_test_runs l WHERE l.test_run_id = t.id))"""
+    else:
+        # DISTINCT: a run that followed two episodes of one group counts once in it.
+        raw_sql = f"""SELECT k, count(*), count(r), coalesce(sum(r), 0) FROM (
+            SELECT DISTINCT {raw_key} AS k, t.id, {_RUN_PASSED} AS r
+            FROM test_runs t JOIN episode_test_runs l ON l.test_run_id = t.id
+            JOIN episodes e ON e.id = l.episode_id
+            WHERE t.started_at >= :lo AND t.started_at < :hi{raw_ws}
+        ) GROUP BY k"""
+    rows: list[TestRunRow] = []
+    base: dict[str, Any] = {"dim": dim, "ws": scope.workspace_id, "offset": scope.utc_offset}
+    for current, buckets, raw in _parts(scope, by):
+        queries = [(raw_sql, 0, lo, hi) for lo, hi in raw]
+        queries += [(rollup_sql, span, lo, hi) for span, lo, hi in buckets]
+        for sql, span, lo, hi in queries:
+            for r in conn.execute(sql, {**base, "span": span, "lo": lo, "hi": hi}):
+                if r[1]:
+                    rows.append(TestRunRow(r[0], current, int(r[1]), int(r[2]), int(r[3])))
+    return rows
 
 
 def _fetch_episode_tests(
     conn: sqlite3.Connection, scope: Scope, by: str | None
 ) -> list[EpisodeTestRow] | None:
-    key = _episode_key(by, "e.started_at")
+    key = {
+        None: "''",
+        "agent": "agent",
+        "model": "model",
+        "language": None,
+        "workspace": "workspace_id",
+        "day": _day("started_at"),
+        "week": _week("started_at"),
+    }[by]
     if key is None:
         return None
-    ws = " AND e.workspace_id IS :ws" if scope.workspace_id is not None else ""
-    sql = f"""WITH linked AS (
-        SELECT e.id AS eid, {key} AS k, e.started_at >= :since AS cur, t.command,
-               t.started_at AS at, {_RUN_PASSED} AS r
-        FROM episodes e JOIN episode_test_runs l ON l.episode_id = e.id
-        JOIN test_runs t ON t.id = l.test_run_id
-        WHERE e.started_at >= :lo AND e.started_at < :hi{ws}
-    ), per_command AS (
-        SELECT eid, k, cur, min(CASE WHEN r = 0 THEN at END) AS first_fail,
-               max(CASE WHEN r = 1 THEN at END) AS last_pass, min(at) AS first_run
-        FROM linked GROUP BY eid, command
-    ), per_episode AS (
-        SELECT eid, k, cur, max(first_fail IS NOT NULL) AS failing,
-               max(coalesce(last_pass > first_fail, 0)) AS repaired, min(first_run) AS first_run
-        FROM per_command GROUP BY eid
-    )
-    SELECT k, cur, failing, repaired, first_run - (SELECT min(p.applied_at) FROM proposals p
-        WHERE p.episode_id = eid AND p.applied_at IS NOT NULL) FROM per_episode"""
     params = {
         "since": scope.since,
         "lo": scope.previous_since,
@@ -258,6 +239,32 @@ def _fetch_episode_tests(
         "ws": scope.workspace_id,
         "offset": scope.utc_offset,
     }
+    ws = " AND workspace_id = :ws" if scope.workspace_id is not None else ""
+    if SPANS:
+        source = "report_episodes"
+    else:
+        # The same rows, computed from the links (what report_episodes keeps).
+        source = f"""(WITH linked AS (
+            SELECT e.id AS eid, e.started_at, coalesce(e.workspace_id, 0) AS workspace_id,
+                   e.agent, coalesce(e.model, '') AS model, t.command, t.started_at AS at,
+                   {_RUN_PASSED} AS r
+            FROM episodes e JOIN episode_test_runs l ON l.episode_id = e.id
+            JOIN test_runs t ON t.id = l.test_run_id
+            WHERE e.started_at >= :lo AND e.started_at < :hi
+        ), per_command AS (
+            SELECT eid, started_at, workspace_id, agent, model,
+                   min(CASE WHEN r = 0 THEN at END) AS first_fail,
+                   max(CASE WHEN r = 1 THEN at END) AS last_pass, min(at) AS first_run
+            FROM linked GROUP BY eid, command
+        )
+        SELECT eid, started_at, workspace_id, agent, model, min(first_run) AS first_run_at,
+               (SELECT min(p.applied_at) FROM proposals p WHERE p.episode_id = eid
+                AND p.applied_at IS NOT NULL) AS first_edit_at,
+               max(first_fail IS NOT NULL) AS failing,
+               max(coalesce(last_pass > first_fail, 0)) AS repaired
+        FROM per_command GROUP BY eid)"""
+    sql = f"""SELECT {key}, started_at >= :since, failing, repaired, first_run_at - first_edit_at
+        FROM {source} WHERE started_at >= :lo AND started_at < :hi{ws}"""
     return [
         EpisodeTestRow(r[0], bool(r[1]), bool(r[2]), bool(r[3]), r[4])
         for r in conn.execute(sql, params)

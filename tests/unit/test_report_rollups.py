@@ -15,9 +15,10 @@ from capture.report.assemble import make_report
 from capture.report.json_out import report_json
 from capture.report.queries import Scope
 from capture.rollups import COUNT_COLUMNS, DIMENSIONS, RETENTION_COLUMNS, SPANS, ext_sql
+from capture.run_rollups import RUN_DIMENSIONS, run_passed_sql
 from capture.schema import SCHEMA_VERSION
 from capture.store import Store
-from tests.report_fixtures import at, build_fixture, make_schema_v1_db
+from tests.report_fixtures import at, build_fixture, copy_into_schema_v1
 
 
 def _value(dim: str) -> str:
@@ -97,9 +98,63 @@ def rollup_retention(conn: sqlite3.Connection) -> set[tuple]:
     )
 
 
+def raw_tests(conn: sqlite3.Connection) -> set[tuple]:
+    passed = run_passed_sql("t")
+    value = {"agent": "e.agent", "model": "coalesce(e.model, '')", "all": "''"}
+    rows = set()
+    for dim in RUN_DIMENSIONS:
+        for span in SPANS:
+            rows |= set(
+                map(
+                    tuple,
+                    conn.execute(
+                        f"""SELECT '{dim}', {span}, CAST(started_at / {span} AS INTEGER), ws, v,
+                        count(*), count(r), coalesce(sum(r), 0) FROM (
+                            SELECT DISTINCT t.id, t.started_at, coalesce(t.workspace_id, 0) AS ws,
+                            {value[dim]} AS v, {passed} AS r
+                            FROM episode_test_runs l JOIN test_runs t ON t.id = l.test_run_id
+                            JOIN episodes e ON e.id = l.episode_id)
+                        GROUP BY 1, 2, 3, 4, 5"""
+                    ),
+                )
+            )
+    return rows
+
+
+def rollup_tests(conn: sqlite3.Connection) -> set[tuple]:
+    return set(
+        map(
+            tuple,
+            conn.execute(
+                "SELECT dim, span, bucket, workspace_id, value, runs, with_result, passed "
+                "FROM report_tests WHERE runs != 0"
+            ),
+        )
+    )
+
+
+def episode_rows(conn: sqlite3.Connection) -> set[tuple]:
+    return set(map(tuple, conn.execute("SELECT * FROM report_episodes")))
+
+
+def raw_episode_rows(conn: sqlite3.Connection) -> list[tuple]:
+    """What report_episodes should hold, computed from the links (the raw query path)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(queries, "SPANS", ())
+        rows = queries._fetch_episode_tests(conn, Scope(0.0, 4e9, None, 0), "agent")
+    assert rows is not None
+    return sorted((r.key, r.failing, r.repaired, r.delay) for r in rows)
+
+
 def assert_consistent(conn: sqlite3.Connection) -> None:
     assert rollup_counts(conn) == raw_counts(conn)
     assert rollup_retention(conn) == raw_retention(conn)
+    assert rollup_tests(conn) == raw_tests(conn)
+    stored = sorted(
+        (r[3], bool(r[7]), bool(r[8]), None if r[6] is None else r[5] - r[6])
+        for r in conn.execute("SELECT * FROM report_episodes")
+    )
+    assert stored == raw_episode_rows(conn)
 
 
 @pytest.fixture
@@ -111,6 +166,7 @@ def store(tmp_path: Path) -> Store:
 
 def test_triggers_follow_inserts_decisions_and_observations(store: Store) -> None:
     assert rollup_counts(store.conn)  # not trivially equal
+    assert len(rollup_tests(store.conn)) > 10 and len(episode_rows(store.conn)) == 6
     assert_consistent(store.conn)
 
 
@@ -122,6 +178,26 @@ def test_triggers_follow_updates_and_deletes(store: Store) -> None:
         conn.execute("UPDATE proposals SET model = NULL, created_at = created_at + 86400")
         conn.execute("UPDATE checkpoints SET retention = 0.25 WHERE window = '2m'")
         conn.execute("UPDATE checkpoints SET observed_at = NULL WHERE window = 'late'")
+        conn.execute("UPDATE test_runs SET exit_code = 0, failed = 0 WHERE command = 'cargo test'")
+        conn.execute("UPDATE test_runs SET started_at = started_at + 3600 WHERE exit_code = 1")
+        conn.execute("UPDATE episodes SET model = 'opus-2' WHERE model = 'opus'")
+        conn.execute(
+            "UPDATE episodes SET agent = 'codex' WHERE agent = 'claude-code' AND turn_id = 't3'"
+        )
+        conn.execute(
+            "UPDATE proposals SET applied_at = applied_at - 30 WHERE applied_at IS NOT NULL"
+        )
+        # One run following two episodes of different agents, then one of them re-linked.
+        run = conn.execute("SELECT id FROM test_runs WHERE command = 'npm test'").fetchone()[0]
+        other = conn.execute(
+            "SELECT id FROM episodes WHERE agent = 'codex' AND model = 'gpt-5' ORDER BY id LIMIT 1"
+        ).fetchone()[0]
+        conn.execute("INSERT INTO episode_test_runs VALUES (?, ?)", (other, run))
+    assert_consistent(conn)
+    with store.transaction():
+        conn.execute(
+            "DELETE FROM episode_test_runs WHERE test_run_id = ? AND episode_id != ?", (run, other)
+        )
     assert_consistent(conn)
     with store.transaction():
         conn.execute("DELETE FROM checkpoints WHERE window = '30s'")
@@ -134,17 +210,16 @@ def test_triggers_follow_updates_and_deletes(store: Store) -> None:
 
 def test_backfill_of_a_database_left_by_release_1(tmp_path: Path) -> None:
     """Rows written before the rollups existed are summed in when the database is upgraded."""
+    modern = Store.open(tmp_path / "modern.db")
+    build_fixture(modern, tmp_path)
+    modern.close()
     db = tmp_path / "old.db"
-    make_schema_v1_db(db)
+    copy_into_schema_v1(tmp_path / "modern.db", db)
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'report_counts'").fetchone()
+    assert conn.execute("SELECT count(*) FROM proposals").fetchone()[0] == 14  # Q0-Q3, P1-P10
     conn.close()
-    # Release 1 wrote through the same store code (the triggers do not exist yet).
-    old = Store(sqlite3.connect(db, isolation_level=None), db)
-    old.conn.row_factory = sqlite3.Row
-    build_fixture(old, tmp_path)
-    old.close()
     store = Store.open(db)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert len(rollup_counts(store.conn)) > 20
