@@ -274,7 +274,8 @@ def rollup_statements() -> list[str]:
         # applied edit, test runs by time with their results, their links, their episodes.
         """CREATE INDEX proposals_report_undone
            ON proposals(created_at, workspace_id, path, agent, model) WHERE outcome = 'undone'""",
-        "CREATE INDEX proposals_report_file ON proposals(workspace_id, path, created_at)",
+        """CREATE INDEX proposals_report_file
+           ON proposals(workspace_id, path, created_at, outcome, agent, model)""",
         "CREATE INDEX proposals_report_episode_applied ON proposals(episode_id, applied_at)",
         """CREATE INDEX test_runs_report_started ON test_runs(started_at, id, command, exit_code,
            failed, errors, passed)""",

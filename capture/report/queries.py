@@ -284,25 +284,25 @@ def _fetch_undone_files(
         "top": top,
     }
     # `outcome = 'undone'` literally: it selects the partial index proposals_report_undone.
+    # The settled count of each ranked file reads the covering index proposals_report_file.
     ranked = conn.execute(
-        f"""SELECT k, wsid, root, path, undone FROM (
-            SELECT {key} AS k, p.workspace_id AS wsid, coalesce(w.root, '') AS root, p.path,
-                   count(*) AS undone, row_number() OVER (PARTITION BY {key}
-                   ORDER BY count(*) DESC, coalesce(w.root, ''), p.path) AS rank
-            FROM proposals p LEFT JOIN workspaces w ON w.id = p.workspace_id
-            WHERE p.outcome = 'undone' AND p.created_at >= :lo AND p.created_at < :hi{ws}
-            GROUP BY k, p.workspace_id, p.path
-        ) WHERE rank <= :top""",
+        f"""WITH ranked AS (
+            SELECT k, wsid, root, path, undone FROM (
+                SELECT {key} AS k, p.workspace_id AS wsid, coalesce(w.root, '') AS root, p.path,
+                       count(*) AS undone, row_number() OVER (PARTITION BY {key}
+                       ORDER BY count(*) DESC, coalesce(w.root, ''), p.path) AS rank
+                FROM proposals p LEFT JOIN workspaces w ON w.id = p.workspace_id
+                WHERE p.outcome = 'undone' AND p.created_at >= :lo AND p.created_at < :hi{ws}
+                GROUP BY k, p.workspace_id, p.path
+            ) WHERE rank <= :top
+        )
+        SELECT r.k, r.root, r.path, r.undone, (SELECT count(*) FROM proposals p
+            WHERE p.workspace_id IS r.wsid AND p.path = r.path AND p.created_at >= :lo
+            AND p.created_at < :hi AND p.outcome IN {_SETTLED} AND {key} = r.k)
+        FROM ranked r""",
         params,
     ).fetchall()
-    settled_sql = f"""SELECT count(*) FROM proposals p WHERE p.workspace_id IS :wsid
-        AND p.path = :path AND p.created_at >= :lo AND p.created_at < :hi
-        AND p.outcome IN {_SETTLED} AND {key} = :k"""
-    rows = []
-    for k, wsid, root, path, undone in ranked:
-        settled = conn.execute(settled_sql, {**params, "wsid": wsid, "path": path, "k": k})
-        rows.append(UndoneFileRow(k, root, path, int(undone), int(settled.fetchone()[0])))
-    return rows
+    return [UndoneFileRow(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in ranked]
 
 
 def fetch_rows(

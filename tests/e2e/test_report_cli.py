@@ -318,3 +318,39 @@ def test_bad_input_is_one_line(home: Path) -> None:
     )
     assert result.returncode != 0
     assert result.stderr.startswith("capture: error: cannot write")
+
+
+def test_show_prints_the_episode_timeline(home: Path) -> None:
+    episodes = json.loads(capture(home, "episodes", "--json").stdout)
+    (e3,) = [e for e in episodes if len(e["proposals"]) == 3]
+    result = capture(home, "show", e3["id"][:12], COLUMNS="120", FORCE_COLOR="1", NO_COLOR="1")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[" not in result.stdout
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    assert lines[0] == f"episode {e3['id']}  claude-code (opus)"
+    assert "outcomes  1 rejected, 2 undone" in lines
+    events = [line for line in lines if re.match(r"^(\+[\d.]+[smhd]|\+\d+m\d\ds|later)\s", line)]
+    assert [re.sub(r"^\S+\s+", "", line) for line in events] == [
+        "#1 src/app.py: applied (+40/-0 chars, 2 line(s))",
+        "#1 30s check: kept (similarity 100%, retention 100%, seen on disk)",
+        "#2 src/app.py: applied (+20/-0 chars, 1 line(s))",
+        "#2 30s check: kept (similarity 100%, retention 100%, seen on disk)",
+        "#3 README.md: proposed (+30/-0 chars, 1 line(s))",
+        "#3 rejected by user",
+        "test run `npm test`: passed (3 passed), exit 0, 1.0s",
+        "#1 2m check: undone (similarity 0%, retention 0%, seen on disk)",
+        "#2 2m check: undone (similarity 0%, retention 0%, seen on disk)",
+        "#1 10m check: undone (similarity 0%, retention 0%, seen on disk)",
+        "#2 10m check: undone (similarity 0%, retention 0%, seen on disk)",
+        "#1 outcome: undone — fixture undone",
+        "#2 outcome: undone — fixture undone",
+        "#1 late check: undone (similarity 0%, retention 0%, seen on disk)",
+        "#2 late check: not observed yet (due 2026-03-04T10:01:00.000Z)",
+    ]
+    assert events[5].startswith("+3m00s") and events[-2].startswith("+1.0d")
+    assert "+yyyyyyyyyyyyyyyyyyy" in lines  # the diff of #2
+    assert json.loads(capture(home, "show", e3["id"], "--json").stdout) == e3
+    bare = capture(home, "show", e3["id"], "--no-diff", COLUMNS="120").stdout
+    assert "+yyyyyyyyyyyyyyyyyyy" not in bare and "#3 rejected by user" in bare
+    missing = capture(home, "show", "ffffffffffff")
+    assert missing.returncode != 0 and missing.stderr.startswith("capture: error: ")
