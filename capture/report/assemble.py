@@ -40,15 +40,21 @@ def key_label(by: str | None, roots: dict[int, str]) -> Callable[[Key], str]:
 
 
 def make_report(
-    conn: sqlite3.Connection, scope: Scope, by: str | None, *, workspace: str | None
+    conn: sqlite3.Connection,
+    scope: Scope,
+    by: str | None,
+    *,
+    workspace: str | None,
+    light: bool = False,
 ) -> Report:
-    """The report over `scope`, grouped by `by` (None: totals only)."""
+    """The report over `scope`, grouped by `by` (None: totals only). A `light` report has the
+    proposal counts and retention only: no test figures, no most-undone files."""
     group_rows = None
     if by is not None:
-        group_rows = fetch_rows(conn, scope, by, TOP_FILES_GROUP)
+        group_rows = fetch_rows(conn, scope, by, TOP_FILES_GROUP, light=light)
     reuse = None if group_rows is None else group_rows.episode_tests
-    total_rows = fetch_rows(conn, scope, None, TOP_FILES_TOTAL, episode_tests=reuse)
-    if group_rows is not None and total_rows.test_runs is None:
+    total_rows = fetch_rows(conn, scope, None, TOP_FILES_TOTAL, episode_tests=reuse, light=light)
+    if group_rows is not None and total_rows.test_runs is None and not light:
         total_rows = replace(total_rows, test_runs=[])
     return build_report(
         since=scope.since,

@@ -9,9 +9,15 @@ from html import escape
 
 from capture import __version__
 from capture.report.figures import Change, Counts, Group, Rate, Report
+from capture.report.formats import (
+    change_text,
+    format_count,
+    format_rate,
+    format_seconds,
+    value_text,
+)
 from capture.report.periods import calendar
 from capture.report.svg import line_chart, stacked_bars
-from capture.report.terminal import format_count, format_rate, format_seconds
 
 __all__ = ["OUTCOME_SERIES", "render_page"]
 
@@ -20,9 +26,6 @@ OUTCOME_SERIES = ("kept", "edited", "undone", "lost", "pending", "rejected")
 
 # Nothing may be fetched: the page is complete as written.
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-
-_GOOD_UP = {"acceptance", "kept_rate", "test_pass_rate", "repair_rate"}
-_BAD_UP = {"undone_rate", "lost_rate", "first_test_median_s"}
 
 _CSS = (
     """
@@ -82,31 +85,13 @@ def _when(ts: float) -> str:
 
 
 def _delta(change: Change) -> str:
-    delta = change.delta
-    if delta is None:
-        return '<span class="muted">-</span>'
-    kind = change.figure.kind
-    if kind == "rate":
-        text = f"{delta * 100:+.1f} pp"
-    elif kind == "seconds":
-        text = ("+" if delta >= 0 else "") + format_seconds(delta)
-    else:
-        text = ("+" if delta >= 0 else "-") + format_count(abs(delta))
-    css = ""
-    if delta and change.figure.id in _GOOD_UP | _BAD_UP:
-        css = "good" if (delta > 0) == (change.figure.id in _GOOD_UP) else "bad"
+    text, tone = change_text(change)
+    css = {"good": "good", "bad": "bad", "neutral": "", "none": "muted"}[tone]
     return f'<span class="{css}">{escape(text)}</span>'
 
 
 def _value(change: Change) -> str:
-    v = change.value
-    if v is None:
-        return "-"
-    if change.figure.kind == "rate":
-        return f"{v:.0%}"
-    if change.figure.kind == "seconds":
-        return format_seconds(v)
-    return format_count(v)
+    return value_text(change.figure.kind, change.value)
 
 
 def _table(headers: Sequence[str], rows: Iterable[tuple[Sequence[str], bool]]) -> str:

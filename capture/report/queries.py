@@ -312,15 +312,24 @@ def fetch_rows(
     top: int,
     *,
     episode_tests: list[EpisodeTestRow] | None = None,
+    light: bool = False,
 ) -> ReportRows:
     """The rows of one report grouped by `by` (None: the totals), keys as SQL gives them: agent
     and model names ('' for no model), extensions ('.py'), workspace ids, local day and week
     numbers (see `capture.report.periods`).
 
     Each episode falls in exactly one group, so the totals can reuse the `episode_tests` rows
-    of another grouping (relabelled by the caller) instead of querying them again."""
+    of another grouping (relabelled by the caller) instead of querying them again. `light`:
+    proposal counts and retention only (what the page's charts need)."""
     if by is not None and by not in BY_CHOICES:
         raise ValueError(f"cannot group by {by!r}")
+    if light:
+        return ReportRows(
+            counts=_fetch_counts(conn, scope, by),
+            retention=_fetch_retention(conn, scope, by),
+            test_runs=None,
+            episode_tests=None,
+        )
     return ReportRows(
         counts=_fetch_counts(conn, scope, by),
         retention=_fetch_retention(conn, scope, by),

@@ -14,24 +14,21 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from capture.report.figures import Change, Group, GroupPair, Rate, Report
+from capture.report.figures import Change, Group, GroupPair, Report
+from capture.report.formats import (
+    change_text,
+    format_count,
+    format_rate,
+    format_seconds,
+    value_text,
+)
 
-__all__ = [
-    "WIDE",
-    "format_change",
-    "format_count",
-    "format_rate",
-    "format_seconds",
-    "make_console",
-    "render",
-]
+__all__ = ["WIDE", "format_change", "make_console", "render"]
 
 #: Below this many columns each group gets a narrow table of its own.
 WIDE = 110
 
-# Figures for which a rise is good (green) or bad (red); the others are neutral.
-_GOOD_UP = {"acceptance", "kept_rate", "test_pass_rate", "repair_rate"}
-_BAD_UP = {"undone_rate", "lost_rate", "first_test_median_s"}
+_STYLE = {"good": "green", "bad": "red", "neutral": "", "none": "dim"}
 
 
 def make_console(file: IO[str] | None = None) -> Console:
@@ -41,66 +38,13 @@ def make_console(file: IO[str] | None = None) -> Console:
     return Console(file=file, highlight=False, emoji=False)
 
 
-def format_count(n: float) -> str:
-    n = round(n)
-    if abs(n) >= 100_000:
-        return f"{n / 1000:,.0f}k"
-    if abs(n) >= 10_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n:,}"
-
-
-def format_rate(rate: Rate, *, parts: bool = True) -> str:
-    if rate.value is None:
-        return "-"
-    pct = f"{rate.value:.0%}"
-    if not parts:
-        return pct
-    return f"{pct} {format_count(rate.numerator)}/{format_count(rate.denominator)}"
-
-
-def format_seconds(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    s = abs(seconds)
-    sign = "-" if seconds < 0 else ""
-    if s < 60:
-        return f"{sign}{s:.0f}s" if s >= 10 else f"{sign}{s:.1f}s"
-    if s < 3600:
-        return f"{sign}{int(s // 60)}m{int(s % 60):02d}s"
-    return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
-
-
 def format_change(change: Change) -> Text:
-    delta = change.delta
-    if delta is None:
-        return Text("-", style="dim")
-    kind = change.figure.kind
-    if kind == "rate":
-        text = f"{delta * 100:+.1f} pp"
-        zero = abs(delta) < 0.0005
-    elif kind == "seconds":
-        text = ("+" if delta >= 0 else "") + format_seconds(delta)
-        zero = abs(delta) < 0.05
-    else:
-        text = ("+" if delta >= 0 else "-") + format_count(abs(delta))
-        zero = delta == 0
-    style = ""
-    if not zero and change.figure.id in _GOOD_UP | _BAD_UP:
-        up_good = change.figure.id in _GOOD_UP
-        style = "green" if (delta > 0) == up_good else "red"
-    return Text("±0" if zero else text, style=style or "dim" if zero else style)
+    text, tone = change_text(change)
+    return Text(text, style=_STYLE[tone])
 
 
 def _value(change: Change) -> str:
-    value = change.value
-    if value is None:
-        return "-"
-    if change.figure.kind == "rate":
-        return f"{value:.0%}"
-    if change.figure.kind == "seconds":
-        return format_seconds(value)
-    return format_count(value)
+    return value_text(change.figure.kind, change.value)
 
 
 def _when(ts: float) -> str:
@@ -217,8 +161,12 @@ def _undone(group: Group, console: Console) -> None:
 def _changes(pair: GroupPair, console: Console, title: str) -> None:
     t = _table(title, "figure", ["now", "before", "change"])
     for change in pair.changes:
-        previous = Change(change.figure, change.previous, None)
-        t.add_row(change.figure.label, _value(change), _value(previous), format_change(change))
+        t.add_row(
+            change.figure.label,
+            _value(change),
+            value_text(change.figure.kind, change.previous),
+            format_change(change),
+        )
     console.print(t)
 
 

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from capture.report.figures import (
+    Change,
     CountRow,
     Counts,
     EpisodeTestRow,
@@ -15,12 +16,19 @@ from capture.report.figures import (
     TestRunRow,
     UndoneFileRow,
     build_report,
+    figures_for,
     percentile,
     rank_undone,
 )
+from capture.report.formats import (
+    change_text,
+    format_count,
+    format_rate,
+    format_seconds,
+    value_text,
+)
 from capture.report.languages import OTHER, language_of
 from capture.report.periods import calendar, day_label, day_start, split, week_label
-from capture.report.terminal import format_count, format_rate, format_seconds
 from capture.report.timeline import episode_timeline, is_test_file, run_result
 
 
@@ -325,3 +333,19 @@ def test_test_files_and_run_results() -> None:
     assert run_result({"exit_code": 0, "failed": 2}) is False
     assert run_result({"exit_code": None, "passed": 4, "failed": 0}) is True
     assert run_result({"exit_code": None}) is None
+
+
+def test_changes_read_as_good_or_bad_news() -> None:
+    figures = {f.id: f for f in figures_for((("30s", 30.0),))}
+
+    def text(fid: str, value: float | None, previous: float | None) -> tuple[str, str]:
+        return change_text(Change(figures[fid], value, previous))
+
+    assert text("kept_rate", 0.75, 0.5) == ("+25.0 pp", "good")
+    assert text("undone_rate", 0.25, 0.1) == ("+15.0 pp", "bad")
+    assert text("retention_30s", 0.8, 0.9) == ("-10.0 pp", "bad")
+    assert text("first_test_median_s", 30.0, 90.0) == ("-1m00s", "good")
+    assert text("proposed", 12, 12) == ("±0", "neutral")
+    assert text("proposed", 12, 2) == ("+10", "neutral")
+    assert text("kept_rate", 0.5, None) == ("-", "none")
+    assert value_text("rate", 0.456) == "46%" and value_text("count", None) == "-"
