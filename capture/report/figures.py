@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Literal
 
 from capture.windows import LATE
@@ -405,8 +405,8 @@ def fold_tests(
 def rank_undone(
     rows: Iterable[UndoneFileRow], label: Callable[[Key], str], top: int
 ) -> dict[str, tuple[UndoneFile, ...]]:
-    """The `top` most-undone files per group: most undone first, then the higher undone rate,
-    then the path."""
+    """The `top` most-undone files per group: most undone first, then by workspace and path (the
+    order the SQL ranks them in, so its per-group cut agrees)."""
     per_group: dict[str, list[UndoneFile]] = defaultdict(list)
     for r in rows:
         if r.undone > 0:
@@ -415,7 +415,7 @@ def rank_undone(
         k: tuple(
             sorted(
                 files,
-                key=lambda f: (-f.undone, -(f.rate.value or 0.0), f.workspace, f.path),
+                key=lambda f: (-f.undone, f.workspace, f.path),
             )[:top]
         )
         for k, files in per_group.items()
@@ -547,14 +547,3 @@ def build_report(
         groups=tuple(groups),
         utc_offset=utc_offset,
     )
-
-
-def _check_fields() -> None:
-    # CountRow and Counts must list the same counts in the same order as the rollup columns.
-    from capture.rollups import COUNT_COLUMNS
-
-    names = tuple(f.name for f in fields(Counts))
-    assert names == _COUNT_FIELDS == COUNT_COLUMNS, names
-
-
-_check_fields()

@@ -349,3 +349,13 @@ def test_changes_read_as_good_or_bad_news() -> None:
     assert text("proposed", 12, 2) == ("+10", "neutral")
     assert text("kept_rate", 0.5, None) == ("-", "none")
     assert value_text("rate", 0.456) == "46%" and value_text("count", None) == "-"
+
+
+def test_counts_follow_the_rollup_columns() -> None:
+    """Rollup rows are unpacked into CountRow and Counts by position."""
+    from dataclasses import fields
+
+    from capture.rollups import COUNT_COLUMNS
+
+    assert tuple(f.name for f in fields(Counts)) == COUNT_COLUMNS
+    assert tuple(f.name for f in fields(CountRow))[2:] == COUNT_COLUMNS
