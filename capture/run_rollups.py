@@ -129,6 +129,38 @@ def _refresh_episodes(ids: str) -> list[str]:
     ]
 
 
+def _link_added(link: str) -> str:
+    """Fold one new link into its episode's row: O(links of the episode), not a rebuild."""
+    r, f = run_passed_sql("t"), run_passed_sql("o")
+    other = (
+        "EXISTS (SELECT 1 FROM episode_test_runs lo JOIN test_runs o ON o.id = lo.test_run_id "
+        f"WHERE lo.episode_id = {link}.episode_id AND lo.test_run_id != t.id "
+        "AND o.command = t.command AND {cond})"
+    )
+    earlier_fail = other.format(cond=f"{f} = 0 AND o.started_at < t.started_at")
+    later_pass = other.format(cond=f"{f} = 1 AND o.started_at > t.started_at")
+    return f"""INSERT INTO report_episodes (episode_id, started_at, workspace_id, agent, model,
+        first_run_at, first_edit_at, failing, repaired)
+        SELECT e.id, e.started_at, coalesce(e.workspace_id, 0), e.agent, coalesce(e.model, ''),
+        t.started_at,
+        (SELECT min(p.applied_at) FROM proposals p
+         WHERE p.episode_id = e.id AND p.applied_at IS NOT NULL),
+        coalesce({r} = 0, 0),
+        CASE WHEN {r} = 1 THEN {earlier_fail} WHEN {r} = 0 THEN {later_pass} ELSE 0 END
+        FROM episodes e, test_runs t WHERE e.id = {link}.episode_id AND t.id = {link}.test_run_id
+        ON CONFLICT (episode_id) DO UPDATE SET
+        first_run_at = min(coalesce(first_run_at, excluded.first_run_at), excluded.first_run_at),
+        failing = max(failing, excluded.failing), repaired = max(repaired, excluded.repaired)"""
+
+
+def _first_edit(episode_id: str) -> str:
+    return (
+        "UPDATE report_episodes SET first_edit_at = (SELECT min(p.applied_at) FROM proposals p "
+        f"WHERE p.episode_id = {episode_id} AND p.applied_at IS NOT NULL) "
+        f"WHERE episode_id = {episode_id}"
+    )
+
+
 _RUN_RESULT_CHANGED = (
     "OLD.exit_code IS NOT NEW.exit_code OR OLD.failed IS NOT NEW.failed "
     "OR OLD.errors IS NOT NEW.errors OR OLD.passed IS NOT NEW.passed "
@@ -175,7 +207,7 @@ def run_rollup_statements() -> list[str]:
         _trigger(
             "report_link_insert",
             "AFTER INSERT ON episode_test_runs",
-            [_link_change("NEW", ""), *_refresh_episodes("NEW.episode_id")],
+            [_link_change("NEW", ""), _link_added("NEW")],
         ),
         _trigger(
             "report_link_delete",
@@ -195,18 +227,18 @@ def run_rollup_statements() -> list[str]:
         _trigger(
             "report_episode_edit_insert",
             "AFTER INSERT ON proposals WHEN NEW.applied_at IS NOT NULL",
-            _refresh_episodes("NEW.episode_id"),
+            [_first_edit("NEW.episode_id")],
         ),
         _trigger(
             "report_episode_edit_update",
             "AFTER UPDATE ON proposals WHEN OLD.applied_at IS NOT NEW.applied_at "
             "OR OLD.episode_id IS NOT NEW.episode_id",
-            _refresh_episodes("OLD.episode_id, NEW.episode_id"),
+            [_first_edit("OLD.episode_id"), _first_edit("NEW.episode_id")],
         ),
         _trigger(
             "report_episode_edit_delete",
             "AFTER DELETE ON proposals WHEN OLD.applied_at IS NOT NULL",
-            _refresh_episodes("OLD.episode_id"),
+            [_first_edit("OLD.episode_id")],
         ),
         # Backfill what older versions recorded.
         f"""INSERT INTO report_tests (dim, span, bucket, workspace_id, value, runs, with_result,

@@ -249,3 +249,59 @@ def test_rollups_give_the_same_report_as_raw_rows(
         mp.setattr(queries, "SPANS", ())  # every period edge to edge from the raw rows
         raw = _json(store, scope, by)
     assert served == raw
+
+
+def test_episode_rows_follow_links_in_any_order(tmp_path: Path) -> None:
+    """Repairs are found whichever of the failing and the passing run is linked first."""
+    store = Store.open(tmp_path / "c.db")
+    conn = store.conn
+    with store.transaction():
+        conn.execute("INSERT INTO workspaces (id, root, created_at) VALUES (1, '/w', 0)")
+        for e in ("e1", "e2", "e3"):
+            conn.execute(
+                "INSERT INTO episodes (id, workspace_id, agent, model, started_at, last_at) "
+                "VALUES (?, 1, 'a', NULL, 100, 100)",
+                (e,),
+            )
+            conn.execute(
+                "INSERT INTO proposals (id, episode_id, workspace_id, path, agent, state, "
+                "created_at, applied_at) VALUES (?, ?, 1, 'x.py', 'a', 'applied', 100, 110)",
+                ("p" + e, e),
+            )
+        runs = [
+            ("r1", "pytest", 200, 1),  # fails
+            ("r2", "pytest", 300, 0),  # then passes: a repair
+            ("r3", "lint", 150, 1),  # fails, never passes
+            ("r4", "pytest", 250, None),  # no result
+        ]
+        for run_id, command, started, exit_code in runs:
+            conn.execute(
+                "INSERT INTO test_runs (id, workspace_id, command, source, started_at, "
+                "exit_code) VALUES (?, 1, ?, 'wrapper', ?, ?)",
+                (run_id, command, started, exit_code),
+            )
+    links = {"e1": ["r2", "r4", "r1"], "e2": ["r1", "r3"], "e3": ["r4"]}
+    for episode, run_ids in links.items():
+        for run_id in run_ids:  # one transaction per link: each folds into the row alone
+            with store.transaction():
+                conn.execute("INSERT INTO episode_test_runs VALUES (?, ?)", (episode, run_id))
+    rows = {
+        r[0]: (r[5], r[6], r[7], r[8])
+        for r in conn.execute("SELECT * FROM report_episodes ORDER BY episode_id")
+    }
+    assert rows == {
+        "e1": (200.0, 110.0, 1, 1),
+        "e2": (150.0, 110.0, 1, 0),
+        "e3": (250.0, 110.0, 0, 0),
+    }
+    assert_consistent(conn)
+    with store.transaction():
+        conn.execute("UPDATE test_runs SET exit_code = 0 WHERE id = 'r1'")  # no failure left
+    row = conn.execute("SELECT failing, repaired FROM report_episodes WHERE episode_id = 'e1'")
+    assert tuple(row.fetchone()) == (0, 0)
+    assert_consistent(conn)
+    with store.transaction():
+        conn.execute("UPDATE proposals SET applied_at = 105 WHERE id = 'pe1'")
+    row = conn.execute("SELECT first_edit_at FROM report_episodes WHERE episode_id = 'e1'")
+    assert tuple(row.fetchone()) == (105.0,)
+    store.close()
