@@ -15,17 +15,17 @@ Definitions (the README's "capture report" section documents them for users):
 - repairs: episodes in which a linked run of some command failed and a later linked run of the
   same command passed, over the episodes with a failing linked run.
 - first test: per episode with linked runs, the time from its first applied edit to its first
-  linked run; median and 90th percentile (nearest rank).
+  linked run; median (mean of the two middle values for an even count) and 90th percentile
+  (nearest rank), computed in SQL.
 - change: each figure's value minus its value in the previous period of the same length (rates
   in fractions, so 0.05 is five percentage points).
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from capture.windows import LATE
@@ -54,7 +54,6 @@ __all__ = [
     "fold_counts",
     "fold_retention",
     "fold_tests",
-    "percentile",
     "rank_undone",
     "retention_curve",
 ]
@@ -108,13 +107,18 @@ class TestRunRow:
 
 @dataclass(frozen=True, slots=True)
 class EpisodeTestRow:
-    """One episode with linked test runs."""
+    """The episodes with linked test runs of one group and period: how many, how many had a
+    failing run, how many were repaired; of those whose first edit and first run are both known
+    (`timed`), the median and 90th percentile of the time between (computed in SQL)."""
 
     key: Key
     current: bool
-    failing: bool
-    repaired: bool
-    delay: float | None
+    episodes: int = 0
+    failing: int = 0
+    repaired: int = 0
+    timed: int = 0
+    median: float | None = None
+    p90: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +225,9 @@ class TestFigures:
     episodes: int = 0
     failing: int = 0
     repaired: int = 0
-    delays: tuple[float, ...] = ()
+    timed: int = 0
+    first_test_median: float | None = None
+    first_test_p90: float | None = None
 
     @property
     def pass_rate(self) -> Rate:
@@ -230,14 +236,6 @@ class TestFigures:
     @property
     def repairs(self) -> Rate:
         return Rate(self.repaired, self.failing)
-
-    @property
-    def first_test_median(self) -> float | None:
-        return percentile(self.delays, 0.5)
-
-    @property
-    def first_test_p90(self) -> float | None:
-        return percentile(self.delays, 0.9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,22 +308,23 @@ class Report:
 # -- pure functions -------------------------------------------------------------------------
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The median for q=0.5 (mean of the two middle values when their count is even); else the
-    nearest-rank percentile."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    n = len(ordered)
-    if q == 0.5:
-        mid = n // 2
-        return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-    return ordered[max(math.ceil(q * n), 1) - 1]
+def _cached(label: Callable[[Key], str]) -> Callable[[Key], str]:
+    """Labels are computed once per key: day labels of thousands of rows add up."""
+    names: dict[Key, str] = {}
+
+    def name(key: Key) -> str:
+        found = names.get(key)
+        if found is None:
+            found = names[key] = label(key)
+        return found
+
+    return name
 
 
 def fold_counts(
     rows: Iterable[CountRow], label: Callable[[Key], str]
 ) -> dict[tuple[str, bool], Counts]:
+    label = _cached(label)
     folded: dict[tuple[str, bool], Counts] = defaultdict(Counts)
     for row in rows:
         k = (label(row.key), row.current)
@@ -340,6 +339,7 @@ def _window_order(window: str, seconds: float) -> tuple[int, float, str]:
 def fold_retention(
     rows: Iterable[RetentionRow], label: Callable[[Key], str]
 ) -> dict[tuple[str, bool], dict[tuple[str, float], WindowRetention]]:
+    label = _cached(label)
     folded: dict[tuple[str, bool], dict[tuple[str, float], WindowRetention]] = defaultdict(dict)
     for row in rows:
         per_window = folded[(label(row.key), row.current)]
@@ -363,43 +363,40 @@ def retention_curve(
     return tuple(per_window.get(w, WindowRetention(*w)) for w in windows)
 
 
-@dataclass(slots=True)
-class _TestSums:
-    runs: int = 0
-    with_result: int = 0
-    passed: int = 0
-    episodes: int = 0
-    failing: int = 0
-    repaired: int = 0
-    delays: list[float] = field(default_factory=list)
-
-
 def fold_tests(
     runs: Iterable[TestRunRow] | None,
     episodes: Iterable[EpisodeTestRow] | None,
     label: Callable[[Key], str],
 ) -> dict[tuple[str, bool], TestFigures] | None:
+    """Test figures per (group, current?). Percentiles cannot be added up: where several rows
+    fall in one group they are unknown (no grouping of the report does that)."""
     if runs is None or episodes is None:
         return None
-    acc: dict[tuple[str, bool], _TestSums] = defaultdict(_TestSums)
+    label = _cached(label)
+    folded: dict[tuple[str, bool], TestFigures] = defaultdict(TestFigures)
     for r in runs:
-        a = acc[(label(r.key), r.current)]
-        a.runs += r.runs
-        a.with_result += r.with_result
-        a.passed += r.passed
-    for e in episodes:
-        a = acc[(label(e.key), e.current)]
-        a.episodes += 1
-        a.failing += int(e.failing)
-        a.repaired += int(e.failing and e.repaired)
-        if e.delay is not None and e.delay >= 0:
-            a.delays.append(e.delay)
-    return {
-        k: TestFigures(
-            a.runs, a.with_result, a.passed, a.episodes, a.failing, a.repaired, tuple(a.delays)
+        k = (label(r.key), r.current)
+        t = folded[k]
+        folded[k] = replace(
+            t,
+            runs=t.runs + r.runs,
+            with_result=t.with_result + r.with_result,
+            passed=t.passed + r.passed,
         )
-        for k, a in acc.items()
-    }
+    for e in episodes:
+        k = (label(e.key), e.current)
+        t = folded[k]
+        alone = t.timed == 0
+        folded[k] = replace(
+            t,
+            episodes=t.episodes + e.episodes,
+            failing=t.failing + e.failing,
+            repaired=t.repaired + e.repaired,
+            timed=t.timed + e.timed,
+            first_test_median=e.median if alone else None,
+            first_test_p90=e.p90 if alone else None,
+        )
+    return dict(folded)
 
 
 def rank_undone(
@@ -407,6 +404,7 @@ def rank_undone(
 ) -> dict[str, tuple[UndoneFile, ...]]:
     """The `top` most-undone files per group: most undone first, then by workspace and path (the
     order the SQL ranks them in, so its per-group cut agrees)."""
+    label = _cached(label)
     per_group: dict[str, list[UndoneFile]] = defaultdict(list)
     for r in rows:
         if r.undone > 0:

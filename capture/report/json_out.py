@@ -69,7 +69,7 @@ def group_json(group: Group) -> dict[str, Any]:
             "episodes_tested": tests.episodes,
             "repairs": _rate(tests.repairs),
             "first_test": {
-                "episodes": len(tests.delays),
+                "episodes": tests.timed,
                 "median_s": _round(tests.first_test_median),
                 "p90_s": _round(tests.first_test_p90),
             },

@@ -218,6 +218,28 @@ def _fetch_test_runs(
     return rows
 
 
+#: What report_episodes holds, computed from the links of the episodes started in [:lo, :hi).
+EPISODES_RAW_SQL = f"""WITH linked AS (
+    SELECT e.id AS eid, e.started_at, coalesce(e.workspace_id, 0) AS workspace_id,
+           e.agent, coalesce(e.model, '') AS model, t.command, t.started_at AS at,
+           {_RUN_PASSED} AS r
+    FROM episodes e JOIN episode_test_runs l ON l.episode_id = e.id
+    JOIN test_runs t ON t.id = l.test_run_id
+    WHERE e.started_at >= :lo AND e.started_at < :hi
+), per_command AS (
+    SELECT eid, started_at, workspace_id, agent, model,
+           min(CASE WHEN r = 0 THEN at END) AS first_fail,
+           max(CASE WHEN r = 1 THEN at END) AS last_pass, min(at) AS first_run
+    FROM linked GROUP BY eid, command
+)
+SELECT eid, started_at, workspace_id, agent, model, min(first_run) AS first_run_at,
+       (SELECT min(p.applied_at) FROM proposals p WHERE p.episode_id = eid
+        AND p.applied_at IS NOT NULL) AS first_edit_at,
+       max(first_fail IS NOT NULL) AS failing,
+       max(coalesce(last_pass > first_fail, 0)) AS repaired
+FROM per_command GROUP BY eid"""
+
+
 def _fetch_episode_tests(
     conn: sqlite3.Connection, scope: Scope, by: str | None
 ) -> list[EpisodeTestRow] | None:
@@ -240,35 +262,41 @@ def _fetch_episode_tests(
         "offset": scope.utc_offset,
     }
     ws = " AND workspace_id = :ws" if scope.workspace_id is not None else ""
-    if SPANS:
-        source = "report_episodes"
-    else:
-        # The same rows, computed from the links (what report_episodes keeps).
-        source = f"""(WITH linked AS (
-            SELECT e.id AS eid, e.started_at, coalesce(e.workspace_id, 0) AS workspace_id,
-                   e.agent, coalesce(e.model, '') AS model, t.command, t.started_at AS at,
-                   {_RUN_PASSED} AS r
-            FROM episodes e JOIN episode_test_runs l ON l.episode_id = e.id
-            JOIN test_runs t ON t.id = l.test_run_id
-            WHERE e.started_at >= :lo AND e.started_at < :hi
-        ), per_command AS (
-            SELECT eid, started_at, workspace_id, agent, model,
-                   min(CASE WHEN r = 0 THEN at END) AS first_fail,
-                   max(CASE WHEN r = 1 THEN at END) AS last_pass, min(at) AS first_run
-            FROM linked GROUP BY eid, command
-        )
-        SELECT eid, started_at, workspace_id, agent, model, min(first_run) AS first_run_at,
-               (SELECT min(p.applied_at) FROM proposals p WHERE p.episode_id = eid
-                AND p.applied_at IS NOT NULL) AS first_edit_at,
-               max(first_fail IS NOT NULL) AS failing,
-               max(coalesce(last_pass > first_fail, 0)) AS repaired
-        FROM per_command GROUP BY eid)"""
-    sql = f"""SELECT {key}, started_at >= :since, failing, repaired, first_run_at - first_edit_at
+    # With the rollups off (the tests), the same rows come from the links.
+    source = "report_episodes" if SPANS else f"({EPISODES_RAW_SQL})"
+    episodes = f"""SELECT {key} AS k, started_at >= :since AS cur, failing, repaired,
+        first_run_at - first_edit_at AS delay
         FROM {source} WHERE started_at >= :lo AND started_at < :hi{ws}"""
-    return [
-        EpisodeTestRow(r[0], bool(r[1]), bool(r[2]), bool(r[3]), r[4])
-        for r in conn.execute(sql, params)
-    ]
+    sums = conn.execute(
+        f"""SELECT k, cur, count(*), sum(failing), sum(failing AND repaired),
+        count(CASE WHEN delay >= 0 THEN 1 END) FROM ({episodes}) GROUP BY k, cur""",
+        params,
+    ).fetchall()
+    # The delays at the ranks the median ((n+1)/2 and n/2+1: the same one when n is odd) and
+    # the 90th percentile (nearest rank: ceil(0.9 n)) need.
+    ranked: dict[tuple[Any, bool], tuple[int, dict[int, float]]] = {}
+    for k, cur, rank, n, delay in conn.execute(
+        f"""SELECT k, cur, rn, n, delay FROM (
+            SELECT k, cur, delay, row_number() OVER (PARTITION BY k, cur ORDER BY delay) AS rn,
+                   count(*) OVER (PARTITION BY k, cur) AS n
+            FROM ({episodes}) WHERE delay >= 0)
+        WHERE rn IN ((n + 1) / 2, n / 2 + 1, (9 * n + 9) / 10)""",
+        params,
+    ):
+        ranked.setdefault((k, bool(cur)), (int(n), {}))[1][int(rank)] = float(delay)
+    rows = []
+    for k, cur, count, failing, repaired, timed in sums:
+        median = p90 = None
+        if (k, bool(cur)) in ranked:
+            n, at = ranked[(k, bool(cur))]
+            median = (at[(n + 1) // 2] + at[n // 2 + 1]) / 2
+            p90 = at[(9 * n + 9) // 10]
+        rows.append(
+            EpisodeTestRow(
+                k, bool(cur), int(count), int(failing), int(repaired), int(timed), median, p90
+            )
+        )
+    return rows
 
 
 def _fetch_undone_files(
@@ -311,16 +339,12 @@ def fetch_rows(
     by: str | None,
     top: int,
     *,
-    episode_tests: list[EpisodeTestRow] | None = None,
     light: bool = False,
 ) -> ReportRows:
     """The rows of one report grouped by `by` (None: the totals), keys as SQL gives them: agent
     and model names ('' for no model), extensions ('.py'), workspace ids, local day and week
-    numbers (see `capture.report.periods`).
-
-    Each episode falls in exactly one group, so the totals can reuse the `episode_tests` rows
-    of another grouping (relabelled by the caller) instead of querying them again. `light`:
-    proposal counts and retention only (what the page's charts need)."""
+    numbers (see `capture.report.periods`). `light`: proposal counts and retention only (what the
+    page's charts need)."""
     if by is not None and by not in BY_CHOICES:
         raise ValueError(f"cannot group by {by!r}")
     if light:
@@ -334,9 +358,7 @@ def fetch_rows(
         counts=_fetch_counts(conn, scope, by),
         retention=_fetch_retention(conn, scope, by),
         test_runs=_fetch_test_runs(conn, scope, by),
-        episode_tests=(
-            episode_tests if episode_tests is not None else _fetch_episode_tests(conn, scope, by)
-        ),
+        episode_tests=_fetch_episode_tests(conn, scope, by),
         undone_files=_fetch_undone_files(conn, scope, by, top),
     )
 

@@ -17,7 +17,7 @@ from capture.report.figures import (
     UndoneFileRow,
     build_report,
     figures_for,
-    percentile,
+    fold_tests,
     rank_undone,
 )
 from capture.report.formats import (
@@ -30,15 +30,6 @@ from capture.report.formats import (
 from capture.report.languages import OTHER, language_of
 from capture.report.periods import calendar, day_label, day_start, split, week_label
 from capture.report.timeline import episode_timeline, is_test_file, run_result
-
-
-def test_percentiles() -> None:
-    assert percentile([], 0.5) is None
-    assert percentile([5.0], 0.5) == 5.0
-    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
-    assert percentile([4.0, 1.0, 3.0, 2.0], 0.5) == 2.5
-    assert percentile([float(i) for i in range(1, 11)], 0.9) == 9.0  # nearest rank: 9th of 10
-    assert percentile([1.0, 2.0, 3.0, 4.0], 0.9) == 4.0
 
 
 def test_rates_keep_their_parts() -> None:
@@ -143,10 +134,10 @@ def test_build_report_folds_groups_and_compares() -> None:
         ],
         test_runs=[TestRunRow("", True, 3, 2, 1)],
         episode_tests=[
-            EpisodeTestRow("e1", True, True, True, 30.0),
-            EpisodeTestRow("e2", True, True, False, 90.0),
-            EpisodeTestRow("e3", False, False, False, 10.0),
-            EpisodeTestRow("e4", True, False, False, -5.0),  # before the edit: not a delay
+            EpisodeTestRow(
+                "", True, episodes=3, failing=2, repaired=1, timed=2, median=60.0, p90=90.0
+            ),
+            EpisodeTestRow("", False, episodes=1, timed=1, median=10.0, p90=10.0),
         ],
     )
     report = build_report(
@@ -176,14 +167,15 @@ def test_build_report_folds_groups_and_compares() -> None:
     tests = report.total.current.tests
     assert tests is not None
     assert (tests.runs, tests.with_result, tests.passed) == (3, 2, 1)
-    assert (tests.episodes, tests.failing, tests.repaired) == (3, 2, 1)
-    assert tests.delays == (30.0, 90.0)
-    assert tests.first_test_median == 60.0
+    assert (tests.episodes, tests.failing, tests.repaired, tests.timed) == (3, 2, 1, 2)
+    assert (tests.first_test_median, tests.first_test_p90) == (60.0, 90.0)
+    assert tests.repairs == Rate(1, 2) and tests.pass_rate == Rate(1, 2)
     # The previous total exists (zeros) so counts compare; its rates are unknown.
     total_changes = {c.figure.id: c for c in report.total.changes}
     assert total_changes["proposed"].previous == 0 and total_changes["proposed"].delta == 7
     assert total_changes["kept_rate"].previous is None
     assert total_changes["test_runs"].previous == 0
+    assert total_changes["first_test_median_s"].delta == 50.0
 
 
 def test_empty_report() -> None:
@@ -359,3 +351,17 @@ def test_counts_follow_the_rollup_columns() -> None:
 
     assert tuple(f.name for f in fields(Counts)) == COUNT_COLUMNS
     assert tuple(f.name for f in fields(CountRow))[2:] == COUNT_COLUMNS
+
+
+def test_percentiles_of_several_rows_in_one_group_are_unknown() -> None:
+    rows = [
+        EpisodeTestRow("a", True, episodes=2, timed=2, median=5.0, p90=9.0),
+        EpisodeTestRow("b", True, episodes=1, failing=1, timed=1, median=7.0, p90=7.0),
+        EpisodeTestRow("c", True, episodes=1),
+    ]
+    folded = fold_tests([], rows, lambda k: "one" if k != "c" else "c")
+    assert folded is not None
+    one = folded[("one", True)]
+    assert (one.episodes, one.failing, one.timed) == (3, 1, 3)
+    assert one.first_test_median is None and one.first_test_p90 is None
+    assert folded[("c", True)].first_test_median is None and folded[("c", True)].episodes == 1

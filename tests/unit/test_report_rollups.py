@@ -3,6 +3,7 @@ and a report served by them equals one computed from the raw rows alone."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from pathlib import Path
 
@@ -138,12 +139,13 @@ def episode_rows(conn: sqlite3.Connection) -> set[tuple]:
 
 
 def raw_episode_rows(conn: sqlite3.Connection) -> list[tuple]:
-    """What report_episodes should hold, computed from the links (the raw query path)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(queries, "SPANS", ())
-        rows = queries._fetch_episode_tests(conn, Scope(0.0, 4e9, None, 0), "agent")
-    assert rows is not None
-    return sorted((r.key, r.failing, r.repaired, r.delay) for r in rows)
+    """What report_episodes should hold, computed from the links."""
+    rows = conn.execute(
+        f"""SELECT agent, failing, repaired, first_run_at - first_edit_at
+        FROM ({queries.EPISODES_RAW_SQL})""",
+        {"lo": 0.0, "hi": 4e9},
+    )
+    return sorted((r[0], bool(r[1]), bool(r[2]), r[3]) for r in rows)
 
 
 def assert_consistent(conn: sqlite3.Connection) -> None:
@@ -305,3 +307,52 @@ def test_episode_rows_follow_links_in_any_order(tmp_path: Path) -> None:
     row = conn.execute("SELECT first_edit_at FROM report_episodes WHERE episode_id = 'e1'")
     assert tuple(row.fetchone()) == (105.0,)
     store.close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The reference definitions: the median is the mean of the two middle values for an even
+    count; other percentiles are nearest-rank."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if q == 0.5:
+        return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return ordered[max(math.ceil(q * n), 1) - 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b"]), st.integers(-50, 5000), st.booleans()),
+        min_size=0,
+        max_size=40,
+    )
+)
+def test_first_test_percentiles_in_sql(episodes: list[tuple[str, int, bool]]) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        "CREATE TABLE report_episodes (episode_id TEXT, started_at REAL, workspace_id INTEGER, "
+        "agent TEXT, model TEXT, first_run_at REAL, first_edit_at REAL, failing INTEGER, "
+        "repaired INTEGER)"
+    )
+    conn.executemany(
+        "INSERT INTO report_episodes VALUES (?, 100, 1, ?, '', ?, ?, ?, 0)",
+        [
+            (f"e{i}", agent, 1000.0 + delay if timed else None, 1000.0, int(delay % 3 == 0))
+            for i, (agent, delay, timed) in enumerate(episodes)
+        ],
+    )
+    rows = queries._fetch_episode_tests(conn, Scope(50.0, 200.0, None, 0), "agent")
+    assert rows is not None
+    got = {r.key: r for r in rows}
+    for agent in ("a", "b"):
+        mine = [(d, t) for a, d, t in episodes if a == agent]
+        if not mine:
+            assert agent not in got
+            continue
+        delays = [float(d) for d, t in mine if t and d >= 0]
+        row = got[agent]
+        assert row.episodes == len(mine)
+        assert row.failing == sum(1 for d, _ in mine if d % 3 == 0)
+        assert row.timed == len(delays)
+        assert row.median == (percentile(delays, 0.5) if delays else None)
+        assert row.p90 == (percentile(delays, 0.9) if delays else None)
