@@ -15,17 +15,18 @@ Definitions (the README's "capture report" section documents them for users):
 - repairs: episodes in which a linked run of some command failed and a later linked run of the
   same command passed, over the episodes with a failing linked run.
 - first test: per episode with linked runs, the time from its first applied edit to its first
-  linked run; median (mean of the two middle values for an even count) and 90th percentile
-  (nearest rank), computed in SQL.
+  linked run, rounded to the second; median (mean of the two middle values for an even count)
+  and 90th percentile (nearest rank).
 - change: each figure's value minus its value in the previous period of the same length (rates
   in fractions, so 0.05 is five percentage points).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from capture.windows import LATE
@@ -49,6 +50,7 @@ __all__ = [
     "UndoneFileRow",
     "WindowRetention",
     "build_report",
+    "percentile",
     "changes",
     "figures_for",
     "fold_counts",
@@ -107,18 +109,16 @@ class TestRunRow:
 
 @dataclass(frozen=True, slots=True)
 class EpisodeTestRow:
-    """The episodes with linked test runs of one group and period: how many, how many had a
-    failing run, how many were repaired; of those whose first edit and first run are both known
-    (`timed`), the median and 90th percentile of the time between (computed in SQL)."""
+    """Episodes with linked test runs of one group and period that share a first-test time
+    (`delay`: seconds from the first edit to the first run, rounded; None when unknown): how
+    many, how many had a failing run, how many were repaired."""
 
     key: Key
     current: bool
+    delay: float | None
     episodes: int = 0
     failing: int = 0
     repaired: int = 0
-    timed: int = 0
-    median: float | None = None
-    p90: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,9 +225,19 @@ class TestFigures:
     episodes: int = 0
     failing: int = 0
     repaired: int = 0
-    timed: int = 0
-    first_test_median: float | None = None
-    first_test_p90: float | None = None
+    delays: tuple[tuple[float, int], ...] = ()  # (seconds, episodes), by seconds
+
+    @property
+    def timed(self) -> int:
+        return sum(n for _, n in self.delays)
+
+    @property
+    def first_test_median(self) -> float | None:
+        return percentile(self.delays, 0.5)
+
+    @property
+    def first_test_p90(self) -> float | None:
+        return percentile(self.delays, 0.9)
 
     @property
     def pass_rate(self) -> Rate:
@@ -308,6 +318,26 @@ class Report:
 # -- pure functions -------------------------------------------------------------------------
 
 
+def percentile(counts: Sequence[tuple[float, int]], q: float) -> float | None:
+    """Of values given as (value, how many) sorted by value: the median for q=0.5 (the mean of
+    the two middle values when their count is even), else the nearest-rank percentile."""
+    n = sum(c for _, c in counts)
+    if n == 0:
+        return None
+
+    def nth(rank: int) -> float:  # 1-based
+        seen = 0
+        for value, c in counts:
+            seen += c
+            if seen >= rank:
+                return value
+        raise AssertionError(rank)
+
+    if q == 0.5:
+        return (nth((n + 1) // 2) + nth(n // 2 + 1)) / 2
+    return nth(max(math.ceil(q * n), 1))
+
+
 def _cached(label: Callable[[Key], str]) -> Callable[[Key], str]:
     """Labels are computed once per key: day labels of thousands of rows add up."""
     names: dict[Key, str] = {}
@@ -368,35 +398,36 @@ def fold_tests(
     episodes: Iterable[EpisodeTestRow] | None,
     label: Callable[[Key], str],
 ) -> dict[tuple[str, bool], TestFigures] | None:
-    """Test figures per (group, current?). Percentiles cannot be added up: where several rows
-    fall in one group they are unknown (no grouping of the report does that)."""
     if runs is None or episodes is None:
         return None
     label = _cached(label)
-    folded: dict[tuple[str, bool], TestFigures] = defaultdict(TestFigures)
+    sums: dict[tuple[str, bool], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    delays: dict[tuple[str, bool], dict[float, int]] = defaultdict(dict)
     for r in runs:
-        k = (label(r.key), r.current)
-        t = folded[k]
-        folded[k] = replace(
-            t,
-            runs=t.runs + r.runs,
-            with_result=t.with_result + r.with_result,
-            passed=t.passed + r.passed,
-        )
+        a = sums[(label(r.key), r.current)]
+        a[0] += r.runs
+        a[1] += r.with_result
+        a[2] += r.passed
     for e in episodes:
         k = (label(e.key), e.current)
-        t = folded[k]
-        alone = t.timed == 0
-        folded[k] = replace(
-            t,
-            episodes=t.episodes + e.episodes,
-            failing=t.failing + e.failing,
-            repaired=t.repaired + e.repaired,
-            timed=t.timed + e.timed,
-            first_test_median=e.median if alone else None,
-            first_test_p90=e.p90 if alone else None,
+        a = sums[k]
+        a[3] += e.episodes
+        a[4] += e.failing
+        a[5] += e.repaired
+        if e.delay is not None and e.delay >= 0:
+            delays[k][e.delay] = delays[k].get(e.delay, 0) + e.episodes
+    return {
+        k: TestFigures(
+            runs=a[0],
+            with_result=a[1],
+            passed=a[2],
+            episodes=a[3],
+            failing=a[4],
+            repaired=a[5],
+            delays=tuple(sorted(delays[k].items())) if k in delays else (),
         )
-    return dict(folded)
+        for k, a in sums.items()
+    }
 
 
 def rank_undone(

@@ -264,39 +264,17 @@ def _fetch_episode_tests(
     ws = " AND workspace_id = :ws" if scope.workspace_id is not None else ""
     # With the rollups off (the tests), the same rows come from the links.
     source = "report_episodes" if SPANS else f"({EPISODES_RAW_SQL})"
-    episodes = f"""SELECT {key} AS k, started_at >= :since AS cur, failing, repaired,
-        first_run_at - first_edit_at AS delay
-        FROM {source} WHERE started_at >= :lo AND started_at < :hi{ws}"""
-    sums = conn.execute(
-        f"""SELECT k, cur, count(*), sum(failing), sum(failing AND repaired),
-        count(CASE WHEN delay >= 0 THEN 1 END) FROM ({episodes}) GROUP BY k, cur""",
+    # One row per (group, period, first-test time to the second): a histogram, few rows.
+    rows = conn.execute(
+        f"""SELECT k, cur, d, count(*), sum(failing), sum(failing AND repaired) FROM (
+            SELECT {key} AS k, started_at >= :since AS cur, failing, repaired,
+            CASE WHEN first_run_at - first_edit_at >= 0
+                 THEN round(first_run_at - first_edit_at) END AS d
+            FROM {source} WHERE started_at >= :lo AND started_at < :hi{ws})
+        GROUP BY k, cur, d""",
         params,
-    ).fetchall()
-    # The delays at the ranks the median ((n+1)/2 and n/2+1: the same one when n is odd) and
-    # the 90th percentile (nearest rank: ceil(0.9 n)) need.
-    ranked: dict[tuple[Any, bool], tuple[int, dict[int, float]]] = {}
-    for k, cur, rank, n, delay in conn.execute(
-        f"""SELECT k, cur, rn, n, delay FROM (
-            SELECT k, cur, delay, row_number() OVER (PARTITION BY k, cur ORDER BY delay) AS rn,
-                   count(*) OVER (PARTITION BY k, cur) AS n
-            FROM ({episodes}) WHERE delay >= 0)
-        WHERE rn IN ((n + 1) / 2, n / 2 + 1, (9 * n + 9) / 10)""",
-        params,
-    ):
-        ranked.setdefault((k, bool(cur)), (int(n), {}))[1][int(rank)] = float(delay)
-    rows = []
-    for k, cur, count, failing, repaired, timed in sums:
-        median = p90 = None
-        if (k, bool(cur)) in ranked:
-            n, at = ranked[(k, bool(cur))]
-            median = (at[(n + 1) // 2] + at[n // 2 + 1]) / 2
-            p90 = at[(9 * n + 9) // 10]
-        rows.append(
-            EpisodeTestRow(
-                k, bool(cur), int(count), int(failing), int(repaired), int(timed), median, p90
-            )
-        )
-    return rows
+    )
+    return [EpisodeTestRow(r[0], bool(r[1]), r[2], int(r[3]), int(r[4]), int(r[5])) for r in rows]
 
 
 def _fetch_undone_files(

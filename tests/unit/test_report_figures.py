@@ -18,6 +18,7 @@ from capture.report.figures import (
     build_report,
     figures_for,
     fold_tests,
+    percentile,
     rank_undone,
 )
 from capture.report.formats import (
@@ -134,10 +135,10 @@ def test_build_report_folds_groups_and_compares() -> None:
         ],
         test_runs=[TestRunRow("", True, 3, 2, 1)],
         episode_tests=[
-            EpisodeTestRow(
-                "", True, episodes=3, failing=2, repaired=1, timed=2, median=60.0, p90=90.0
-            ),
-            EpisodeTestRow("", False, episodes=1, timed=1, median=10.0, p90=10.0),
+            EpisodeTestRow("", True, 30.0, episodes=1, failing=1, repaired=1),
+            EpisodeTestRow("", True, 90.0, episodes=1, failing=1),
+            EpisodeTestRow("", True, None, episodes=1),  # first edit or run unknown
+            EpisodeTestRow("", False, 10.0, episodes=1),
         ],
     )
     report = build_report(
@@ -169,6 +170,7 @@ def test_build_report_folds_groups_and_compares() -> None:
     assert (tests.runs, tests.with_result, tests.passed) == (3, 2, 1)
     assert (tests.episodes, tests.failing, tests.repaired, tests.timed) == (3, 2, 1, 2)
     assert (tests.first_test_median, tests.first_test_p90) == (60.0, 90.0)
+    assert tests.delays == ((30.0, 1), (90.0, 1))
     assert tests.repairs == Rate(1, 2) and tests.pass_rate == Rate(1, 2)
     # The previous total exists (zeros) so counts compare; its rates are unknown.
     total_changes = {c.figure.id: c for c in report.total.changes}
@@ -353,15 +355,25 @@ def test_counts_follow_the_rollup_columns() -> None:
     assert tuple(f.name for f in fields(CountRow))[2:] == COUNT_COLUMNS
 
 
-def test_percentiles_of_several_rows_in_one_group_are_unknown() -> None:
+def test_percentiles_from_counts() -> None:
+    assert percentile([], 0.5) is None
+    assert percentile([(5.0, 1)], 0.5) == 5.0
+    assert percentile([(1.0, 1), (2.0, 1), (3.0, 1)], 0.5) == 2.0
+    assert percentile([(1.0, 2), (3.0, 2)], 0.5) == 2.0  # 1 1 3 3
+    assert percentile([(1.0, 3), (3.0, 1)], 0.5) == 1.0  # 1 1 1 3
+    assert percentile([(float(i), 1) for i in range(1, 11)], 0.9) == 9.0  # nearest rank
+    assert percentile([(1.0, 1), (4.0, 3)], 0.9) == 4.0
+
+
+def test_episode_histograms_add_up_across_groups() -> None:
     rows = [
-        EpisodeTestRow("a", True, episodes=2, timed=2, median=5.0, p90=9.0),
-        EpisodeTestRow("b", True, episodes=1, failing=1, timed=1, median=7.0, p90=7.0),
-        EpisodeTestRow("c", True, episodes=1),
+        EpisodeTestRow("a", True, 5.0, episodes=2, failing=1, repaired=1),
+        EpisodeTestRow("b", True, 5.0, episodes=1),
+        EpisodeTestRow("b", True, 9.0, episodes=1, failing=1),
     ]
-    folded = fold_tests([], rows, lambda k: "one" if k != "c" else "c")
+    folded = fold_tests([], rows, lambda k: "")
     assert folded is not None
-    one = folded[("one", True)]
-    assert (one.episodes, one.failing, one.timed) == (3, 1, 3)
-    assert one.first_test_median is None and one.first_test_p90 is None
-    assert folded[("c", True)].first_test_median is None and folded[("c", True)].episodes == 1
+    t = folded[("", True)]
+    assert (t.episodes, t.failing, t.repaired, t.timed) == (4, 2, 1, 4)
+    assert t.delays == ((5.0, 3), (9.0, 1))
+    assert t.first_test_median == 5.0 and t.first_test_p90 == 9.0

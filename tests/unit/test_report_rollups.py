@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from capture.report import queries
 from capture.report.assemble import make_report
+from capture.report.figures import fold_tests
 from capture.report.json_out import report_json
 from capture.report.queries import Scope
 from capture.rollups import COUNT_COLUMNS, DIMENSIONS, RETENTION_COLUMNS, SPANS, ext_sql
@@ -309,9 +310,9 @@ def test_episode_rows_follow_links_in_any_order(tmp_path: Path) -> None:
     store.close()
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The reference definitions: the median is the mean of the two middle values for an even
-    count; other percentiles are nearest-rank."""
+def reference_percentile(values: list[float], q: float) -> float:
+    """The definitions: the median is the mean of the two middle values for an even count;
+    other percentiles are nearest-rank."""
     ordered = sorted(values)
     n = len(ordered)
     if q == 0.5:
@@ -322,12 +323,16 @@ def percentile(values: list[float], q: float) -> float:
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["a", "b"]), st.integers(-50, 5000), st.booleans()),
-        min_size=0,
+        st.tuples(
+            st.sampled_from(["a", "b"]),
+            st.floats(-50, 5000, allow_nan=False),
+            st.booleans(),
+        ),
         max_size=40,
     )
 )
-def test_first_test_percentiles_in_sql(episodes: list[tuple[str, int, bool]]) -> None:
+def test_first_test_percentiles(episodes: list[tuple[str, float, bool]]) -> None:
+    """SQL histograms of first-test times to the second, read by the pure percentile."""
     conn = sqlite3.connect(":memory:")
     conn.execute(
         "CREATE TABLE report_episodes (episode_id TEXT, started_at REAL, workspace_id INTEGER, "
@@ -335,24 +340,25 @@ def test_first_test_percentiles_in_sql(episodes: list[tuple[str, int, bool]]) ->
         "repaired INTEGER)"
     )
     conn.executemany(
-        "INSERT INTO report_episodes VALUES (?, 100, 1, ?, '', ?, ?, ?, 0)",
+        "INSERT INTO report_episodes VALUES (?, 100, 1, ?, '', ?, 1000.0, ?, 0)",
         [
-            (f"e{i}", agent, 1000.0 + delay if timed else None, 1000.0, int(delay % 3 == 0))
+            (f"e{i}", agent, 1000.0 + delay if timed else None, int(delay < 100))
             for i, (agent, delay, timed) in enumerate(episodes)
         ],
     )
     rows = queries._fetch_episode_tests(conn, Scope(50.0, 200.0, None, 0), "agent")
-    assert rows is not None
-    got = {r.key: r for r in rows}
+    folded = fold_tests([], rows, str)
+    assert folded is not None
     for agent in ("a", "b"):
         mine = [(d, t) for a, d, t in episodes if a == agent]
         if not mine:
-            assert agent not in got
+            assert (agent, True) not in folded
             continue
-        delays = [float(d) for d, t in mine if t and d >= 0]
-        row = got[agent]
-        assert row.episodes == len(mine)
-        assert row.failing == sum(1 for d, _ in mine if d % 3 == 0)
-        assert row.timed == len(delays)
-        assert row.median == (percentile(delays, 0.5) if delays else None)
-        assert row.p90 == (percentile(delays, 0.9) if delays else None)
+        stored = [((1000.0 + d) - 1000.0, t) for d, t in mine]  # what the table holds
+        delays = [float(math.floor(d + 0.5)) for d, t in stored if t and d >= 0]  # SQL round()
+        got = folded[(agent, True)]
+        assert got.episodes == len(mine)
+        assert got.failing == sum(1 for d, _ in mine if d < 100)
+        assert got.timed == len(delays)
+        assert got.first_test_median == (reference_percentile(delays, 0.5) if delays else None)
+        assert got.first_test_p90 == (reference_percentile(delays, 0.9) if delays else None)
