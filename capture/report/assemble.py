@@ -52,7 +52,8 @@ def make_report(
     group_rows = None
     if by is not None:
         group_rows = fetch_rows(conn, scope, by, TOP_FILES_GROUP, light=light)
-    total_rows = fetch_rows(conn, scope, None, TOP_FILES_TOTAL, light=light)
+    reuse = None if group_rows is None else group_rows.episode_tests
+    total_rows = fetch_rows(conn, scope, None, TOP_FILES_TOTAL, light=light, episode_tests=reuse)
     if group_rows is not None and total_rows.test_runs is None and not light:
         total_rows = replace(total_rows, test_runs=[])
     return build_report(

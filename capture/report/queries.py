@@ -318,11 +318,13 @@ def fetch_rows(
     top: int,
     *,
     light: bool = False,
+    episode_tests: list[EpisodeTestRow] | None = None,
 ) -> ReportRows:
     """The rows of one report grouped by `by` (None: the totals), keys as SQL gives them: agent
     and model names ('' for no model), extensions ('.py'), workspace ids, local day and week
     numbers (see `capture.report.periods`). `light`: proposal counts and retention only (what the
-    page's charts need)."""
+    page's charts need). Each episode falls in one group of any grouping, so the totals may
+    reuse the `episode_tests` rows of another grouping instead of querying them again."""
     if by is not None and by not in BY_CHOICES:
         raise ValueError(f"cannot group by {by!r}")
     if light:
@@ -336,7 +338,9 @@ def fetch_rows(
         counts=_fetch_counts(conn, scope, by),
         retention=_fetch_retention(conn, scope, by),
         test_runs=_fetch_test_runs(conn, scope, by),
-        episode_tests=_fetch_episode_tests(conn, scope, by),
+        episode_tests=(
+            episode_tests if episode_tests is not None else _fetch_episode_tests(conn, scope, by)
+        ),
         undone_files=_fetch_undone_files(conn, scope, by, top),
     )
 
