@@ -11,6 +11,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -154,6 +155,8 @@ class Browser:
             seen.append(line)
             match = re.search(r"DevTools listening on ws://[^:]+:(\d+)/", line)
             if match:
+                # Keep reading what chromium logs, or a full pipe would block it.
+                threading.Thread(target=self.proc.stderr.read, daemon=True).start()
                 return int(match.group(1))
         raise RuntimeError("chromium did not start: " + "".join(seen[-10:]))
 
