@@ -14,7 +14,9 @@ Each row covers one `span` (86400: a UTC day, 900: a quarter hour) numbered `buc
 multiples of 15 minutes); UTC days make long periods cheap.
 
 The SQL below is part of migration m006_report: never change what these functions return; add a
-new migration instead.
+new migration instead. A later migration that rebuilds proposals, checkpoints, episodes,
+test_runs or episode_test_runs (sqlite-utils `transform` copies and drops a table, and SQLite
+drops its triggers with it) must create these triggers again; a test checks they exist.
 """
 
 from __future__ import annotations

@@ -167,6 +167,33 @@ def store(tmp_path: Path) -> Store:
     return s
 
 
+def test_every_migration_leaves_the_report_triggers_in_place(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "fresh.db")
+    found = {
+        (r[0], r[1])
+        for r in store.conn.execute(
+            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'"
+        )
+    }
+    assert found >= {
+        ("report_proposal_insert", "proposals"),
+        ("report_proposal_update", "proposals"),
+        ("report_proposal_delete", "proposals"),
+        ("report_proposal_moved", "proposals"),
+        ("report_checkpoint_insert", "checkpoints"),
+        ("report_checkpoint_update", "checkpoints"),
+        ("report_checkpoint_delete", "checkpoints"),
+        ("report_link_insert", "episode_test_runs"),
+        ("report_link_delete", "episode_test_runs"),
+        ("report_run_update", "test_runs"),
+        ("report_episode_update", "episodes"),
+        ("report_episode_edit_insert", "proposals"),
+        ("report_episode_edit_update", "proposals"),
+        ("report_episode_edit_delete", "proposals"),
+    }
+    store.close()
+
+
 def test_triggers_follow_inserts_decisions_and_observations(store: Store) -> None:
     assert rollup_counts(store.conn)  # not trivially equal
     assert len(rollup_tests(store.conn)) > 10 and len(episode_rows(store.conn)) == 6
