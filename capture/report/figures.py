@@ -534,10 +534,11 @@ def build_report(
         retention = fold_retention(rows.retention, name)
         tests = fold_tests(rows.test_runs, rows.episode_tests, name)
         undone = rank_undone(rows.undone_files, name, top)
-        keys = sorted({k for (k, current) in (*counts, *retention) if current})
+        seen = {*counts, *retention, *(tests or {})}
+        keys = sorted({k for (k, current) in seen if current})
 
         def group(key: str, current: bool) -> Group | None:
-            if (key, current) not in counts and (key, current) not in retention:
+            if (key, current) not in seen:
                 return None
             return Group(
                 key=key,

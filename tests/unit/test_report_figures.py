@@ -377,3 +377,24 @@ def test_episode_histograms_add_up_across_groups() -> None:
     assert (t.episodes, t.failing, t.repaired, t.timed) == (4, 2, 1, 4)
     assert t.delays == ((5.0, 3), (9.0, 1))
     assert t.first_test_median == 5.0 and t.first_test_p90 == 9.0
+
+
+def test_a_period_with_test_runs_only() -> None:
+    """Edits made before the period, their test runs inside it: the runs still count."""
+    rows = ReportRows(
+        test_runs=[TestRunRow("", True, 2, 2, 1)],
+        episode_tests=[],
+    )
+    report = build_report(
+        since=0.0,
+        until=1.0,
+        by="day",
+        workspace=None,
+        total_rows=rows,
+        group_rows=ReportRows(test_runs=[TestRunRow(20513, True, 2, 2, 1)], episode_tests=[]),
+        label=lambda k: day_label(int(k)),
+    )
+    tests = report.total.current.tests
+    assert tests is not None and tests.runs == 2 and tests.pass_rate == Rate(1, 2)
+    assert [p.current.key for p in report.groups] == ["2026-03-01"]
+    assert report.groups[0].current.counts == Counts()
