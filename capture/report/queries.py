@@ -280,7 +280,19 @@ def _fetch_episode_tests(
 def _fetch_undone_files(
     conn: sqlite3.Connection, scope: Scope, by: str | None, top: int
 ) -> list[UndoneFileRow]:
-    key = _proposal_key(by)
+    # A language is a function of the path: it is worked out once per file, after grouping.
+    per_file = by in (None, "language", "workspace")
+    row_key = "NULL" if per_file else _proposal_key(by)
+    file_key = {None: "''", "language": ext_sql("f.path"), "workspace": "coalesce(f.wsid, 0)"}
+    key = file_key[by] if per_file else "f.k0"
+    same_group = "" if per_file else f" AND {_proposal_key(by)} = r.k"
+    if by in ("day", "week"):
+        # The group is a stretch of time: let the index find it.
+        first, days = ("r.k", 1) if by == "day" else ("(r.k * 7 - 3)", 7)
+        same_group += (
+            f" AND p.created_at >= {first} * 86400 - :offset"
+            f" AND p.created_at < ({first} + {days}) * 86400 - :offset"
+        )
     ws = " AND p.workspace_id IS :ws" if scope.workspace_id is not None else ""
     params = {
         "lo": scope.since,
@@ -292,19 +304,22 @@ def _fetch_undone_files(
     # `outcome = 'undone'` literally: it selects the partial index proposals_report_undone.
     # The settled count of each ranked file reads the covering index proposals_report_file.
     ranked = conn.execute(
-        f"""WITH ranked AS (
+        f"""WITH files AS (
+            SELECT {row_key} AS k0, p.workspace_id AS wsid, p.path, count(*) AS undone
+            FROM proposals p
+            WHERE p.outcome = 'undone' AND p.created_at >= :lo AND p.created_at < :hi{ws}
+            GROUP BY k0, p.workspace_id, p.path
+        ), ranked AS (
             SELECT k, wsid, root, path, undone FROM (
-                SELECT {key} AS k, p.workspace_id AS wsid, coalesce(w.root, '') AS root, p.path,
-                       count(*) AS undone, row_number() OVER (PARTITION BY {key}
-                       ORDER BY count(*) DESC, coalesce(w.root, ''), p.path) AS rank
-                FROM proposals p LEFT JOIN workspaces w ON w.id = p.workspace_id
-                WHERE p.outcome = 'undone' AND p.created_at >= :lo AND p.created_at < :hi{ws}
-                GROUP BY k, p.workspace_id, p.path
+                SELECT {key} AS k, f.wsid, coalesce(w.root, '') AS root, f.path, f.undone,
+                       row_number() OVER (PARTITION BY {key}
+                       ORDER BY f.undone DESC, coalesce(w.root, ''), f.path) AS rank
+                FROM files f LEFT JOIN workspaces w ON w.id = f.wsid
             ) WHERE rank <= :top
         )
         SELECT r.k, r.root, r.path, r.undone, (SELECT count(*) FROM proposals p
             WHERE p.workspace_id IS r.wsid AND p.path = r.path AND p.created_at >= :lo
-            AND p.created_at < :hi AND p.outcome IN {_SETTLED} AND {key} = r.k)
+            AND p.created_at < :hi AND p.outcome IN {_SETTLED}{same_group})
         FROM ranked r""",
         params,
     ).fetchall()

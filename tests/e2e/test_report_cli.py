@@ -221,6 +221,11 @@ def test_groups_by_day_and_week(home: Path) -> None:
     ]
     assert days[0]["tests"]["runs"] == 2
     assert days[2]["tests"]["runs"] == 3
+    # P3 and P4 undone on 03-03; P1, kept, was on 03-01: that day's file has 2 of 2 undone.
+    assert [
+        (f["file"], f["numerator"], f["denominator"]) for f in days[1]["most_undone_files"]
+    ] == [("src/app.py", 2, 2)]
+    assert days[0]["most_undone_files"] == []
     weeks = report_json(home, "--by", "week")["groups"]
     # 2026-03-01 is a Sunday: its week began on Monday 02-23.
     assert [(g["key"], g["proposals"]["proposed"]) for g in weeks] == [
