@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("capture.cli.import_cmd", "backfill history from agent transcripts or git"),
     "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
     "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
+    "report": ("capture.cli.report_cmd", "personal statistics: outcomes, retention, tests"),
 }
 
 
