@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("capture.cli.episodes_cmd", "list recorded episodes"),
     "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
     "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
+    "collector": ("capture.cli.collector_cmd", "run the team collector and manage its tokens"),
 }
 
 

@@ -1,0 +1,275 @@
+"""The collector's storage in PostgreSQL: for a team with several collector replicas.
+
+Replicas share nothing but the database. A batch is two statements in one transaction, each one
+array-valued `INSERT ... SELECT FROM unnest(...)` (one round trip whatever the batch size):
+the ledger insert (`ON CONFLICT DO NOTHING RETURNING`) tells which (id, revision) pairs are new,
+and only those update the per-episode figures. Rows go in key order, so two replicas writing
+overlapping batches wait for each other instead of deadlocking; the primary key settles which of
+them stores an episode, exactly once. Migrations run under an advisory lock, so replicas starting
+together apply each one once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
+from sync.collector.report import ReportRow
+from sync.collector.storage import ExportRow
+from sync.collector.tokens import TokenRecord
+
+__all__ = ["MIGRATIONS", "PostgresStorage"]
+
+_MIGRATION_LOCK = 0x63617074  # any constant shared by all replicas
+
+_METRIC_COLUMNS = ",\n".join(
+    f"{name} {'double precision' if name == 'retained_chars' else 'bigint'} NOT NULL DEFAULT 0"
+    for name in METRIC_FIELDS
+)
+
+# Numbered, append only: never edit one that has shipped.
+MIGRATIONS: list[tuple[str, list[str]]] = [
+    (
+        "m001_initial",
+        [
+            """CREATE TABLE tokens (
+                id text PRIMARY KEY,
+                team text NOT NULL,
+                scope text NOT NULL,
+                name text,
+                digest text NOT NULL UNIQUE,
+                created_at double precision NOT NULL,
+                revoked_at double precision
+            )""",
+            """CREATE TABLE revisions (
+                team text NOT NULL,
+                episode_id text NOT NULL,
+                revision integer NOT NULL,
+                level text NOT NULL,
+                contributor text,
+                received_at double precision NOT NULL,
+                body text NOT NULL,
+                PRIMARY KEY (team, episode_id, revision)
+            )""",
+            f"""CREATE TABLE episodes (
+                team text NOT NULL,
+                episode_id text NOT NULL,
+                revision integer NOT NULL,
+                level text NOT NULL,
+                contributor text,
+                received_at double precision NOT NULL,
+                agent text NOT NULL,
+                model text NOT NULL,
+                started_at double precision,
+                week text,
+                {_METRIC_COLUMNS},
+                PRIMARY KEY (team, episode_id)
+            )""",
+            "CREATE INDEX episodes_team_started ON episodes (team, started_at)",
+        ],
+    ),
+]
+
+_EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("episode_id", "text"),
+    ("revision", "integer"),
+    ("level", "text"),
+    ("contributor", "text"),
+    ("received_at", "float8"),
+    ("agent", "text"),
+    ("model", "text"),
+    ("started_at", "float8"),
+    ("week", "text"),
+    *((name, "float8" if name == "retained_chars" else "int8") for name in METRIC_FIELDS),
+)
+
+_INSERT_REVISIONS = """
+    INSERT INTO revisions (team, episode_id, revision, level, contributor, received_at, body)
+    SELECT %s, u.* FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[],
+                               %s::float8[], %s::text[]) AS u
+    ON CONFLICT DO NOTHING
+    RETURNING episode_id, revision
+"""
+
+_UPSERT_EPISODES = (
+    f"INSERT INTO episodes (team, {', '.join(c for c, _ in _EPISODE_COLUMNS)}) "
+    f"SELECT %s, u.* FROM unnest({', '.join(f'%s::{t}[]' for _, t in _EPISODE_COLUMNS)}) AS u "
+    "ON CONFLICT (team, episode_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c, _ in _EPISODE_COLUMNS[1:])
+    + " WHERE excluded.revision > episodes.revision"
+)
+
+_SUMS = ", ".join(f"SUM({name})" for name in METRIC_FIELDS)
+
+
+def _time_filter(
+    since: float | None, until: float | None, column: str = "started_at"
+) -> tuple[str, list[float]]:
+    sql, params = "", []
+    if since is not None:
+        sql += f" AND {column} >= %s"
+        params.append(since)
+    if until is not None:
+        sql += f" AND {column} < %s"
+        params.append(until)
+    return sql, params
+
+
+class PostgresStorage:
+    kind = "postgresql"
+
+    def __init__(self, conninfo: str, *, max_connections: int = 8) -> None:
+        self.pool = ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=max_connections,
+            open=True,
+            timeout=30.0,
+            kwargs={"application_name": "capture-collector"},
+        )
+
+    def migrate(self) -> int:
+        applied = 0
+        with self.pool.connection() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL,
+                    applied_at double precision NOT NULL)"""
+            )
+            done = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+            for version, (name, statements) in enumerate(MIGRATIONS, start=1):
+                if version in done:
+                    continue
+                for sql in statements:
+                    conn.execute(sql)
+                conn.execute(
+                    "INSERT INTO schema_migrations VALUES (%s, %s, %s)",
+                    (version, name, time.time()),
+                )
+                applied += 1
+        return applied
+
+    def ping(self) -> None:
+        with self.pool.connection() as conn:
+            conn.execute("SELECT 1").fetchone()
+
+    def store(self, team: str, rows: Sequence[EpisodeRow]) -> set[tuple[str, int]]:
+        unique, _ = dedupe_in_batch(rows)
+        if not unique:
+            return set()
+        with self.pool.connection() as conn, conn.cursor() as cur:
+            cur.execute(
+                _INSERT_REVISIONS,
+                (
+                    team,
+                    [r.episode_id for r in unique],
+                    [r.revision for r in unique],
+                    [r.level for r in unique],
+                    [r.contributor for r in unique],
+                    [r.received_at for r in unique],
+                    [r.body for r in unique],
+                ),
+            )
+            inserted = {(e, int(v)) for e, v in cur.fetchall()}
+            fresh = latest_per_episode(r for r in unique if r.key in inserted)
+            if fresh:
+                columns: list[list[Any]] = [[] for _ in _EPISODE_COLUMNS]
+                for r in fresh:
+                    values = (
+                        r.episode_id,
+                        r.revision,
+                        r.level,
+                        r.contributor,
+                        r.received_at,
+                        r.agent,
+                        r.model,
+                        r.started_at,
+                        r.week,
+                        *(getattr(r.metrics, name) for name in METRIC_FIELDS),
+                    )
+                    for column, value in zip(columns, values, strict=True):
+                        column.append(value)
+                cur.execute(_UPSERT_EPISODES, (team, *columns))
+        return inserted
+
+    def report_rows(self, team: str, since: float | None, until: float | None) -> list[ReportRow]:
+        where, params = _time_filter(since, until)
+        with self.pool.connection() as conn:
+            cur = conn.execute(
+                f"""SELECT agent, model, week, contributor, COUNT(*), {_SUMS}
+                    FROM episodes WHERE team = %s{where}
+                    GROUP BY agent, model, week, contributor""",
+                [team, *params],
+            )
+            return [
+                ReportRow(r[0], r[1], r[2], r[3], int(r[4]), tuple(float(x) for x in r[5:]))
+                for r in cur
+            ]
+
+    def export_rows(
+        self, team: str, since: float | None, until: float | None
+    ) -> Iterator[ExportRow]:
+        where, params = _time_filter(since, until, "e.started_at")
+        with self.pool.connection() as conn, conn.cursor(name="capture_export") as cur:
+            cur.itersize = 2000
+            cur.execute(
+                f"""SELECT e.episode_id, e.revision, e.level, e.contributor, e.received_at,
+                           e.agent, e.model, e.started_at, r.body
+                    FROM episodes e JOIN revisions r ON r.team = e.team
+                      AND r.episode_id = e.episode_id AND r.revision = e.revision
+                    WHERE e.team = %s{where}
+                    ORDER BY e.episode_id""",
+                [team, *params],
+            )
+            for r in cur:
+                yield ExportRow(*r)
+
+    def add_token(self, record: TokenRecord) -> None:
+        with self.pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO tokens VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    record.id,
+                    record.team,
+                    record.scope,
+                    record.name,
+                    record.digest,
+                    record.created_at,
+                    record.revoked_at,
+                ),
+            )
+
+    def find_token(self, digest: str) -> TokenRecord | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT id, team, scope, name, digest, created_at, revoked_at FROM tokens "
+                "WHERE digest = %s",
+                (digest,),
+            ).fetchone()
+        return TokenRecord(*row) if row else None
+
+    def list_tokens(self, team: str | None = None) -> list[TokenRecord]:
+        sql = "SELECT id, team, scope, name, digest, created_at, revoked_at FROM tokens"
+        params: list[str] = []
+        if team is not None:
+            sql += " WHERE team = %s"
+            params.append(team)
+        with self.pool.connection() as conn:
+            rows = conn.execute(sql + " ORDER BY created_at", params).fetchall()
+        return [TokenRecord(*r) for r in rows]
+
+    def revoke_token(self, token_id: str, now: float) -> bool:
+        with self.pool.connection() as conn:
+            cur = conn.execute(
+                "UPDATE tokens SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
+                (now, token_id),
+            )
+            return cur.rowcount == 1
+
+    def close(self) -> None:
+        self.pool.close()
