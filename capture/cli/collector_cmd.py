@@ -97,7 +97,12 @@ def _require_extra() -> None:
 
 
 def _open(url: str) -> Any:
-    _require_extra()
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "the collector needs its extra: pip install 'agent-capture[collector]'"
+        ) from None
     from sync.collector.storage import StorageUrlError, open_storage
 
     try:
@@ -108,6 +113,8 @@ def _open(url: str) -> Any:
         raise ConfigError(
             f"{exc.name} is missing: pip install 'agent-capture[collector]'"
         ) from None
+    except Exception as exc:  # noqa: BLE001 - driver errors differ per backend
+        raise StoreError(f"cannot open the collector database: {_first_line(exc)}") from None
     try:
         storage.migrate()
     except Exception as exc:  # noqa: BLE001 - driver errors differ per backend

@@ -3,9 +3,10 @@
 Wiring only: the decisions live in `ingest`, `tokens`, `limits` and `report`, the data in a
 `Storage`. Storage calls and the CPU work on a batch run in the thread pool, so the event loop
 keeps answering health checks while a large batch is parsed.
-"""
 
-from __future__ import annotations
+No `from __future__ import annotations` here: FastAPI reads the route signatures' annotations at
+run time, and those name dependencies defined inside `create_app`.
+"""
 
 import logging
 import re
@@ -319,7 +320,12 @@ def create_app(
         openapi_extra={
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": wire.batch_schema()}},
+                "content": {
+                    "application/json": {
+                        "schema": wire.batch_schema(),
+                        "example": wire.BATCH_EXAMPLE,
+                    }
+                },
             },
             "parameters": [
                 {

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
@@ -123,6 +124,9 @@ class PostgresStorage:
     kind = "postgresql"
 
     def __init__(self, conninfo: str, *, max_connections: int = 8) -> None:
+        # One plain connection first: a wrong URL or a server that is down is one clear error
+        # now, not a pool retrying in the background.
+        psycopg.connect(conninfo, connect_timeout=10).close()
         self.pool = ConnectionPool(
             conninfo,
             min_size=1,

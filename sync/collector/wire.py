@@ -15,6 +15,7 @@ __all__ = [
     "CONTRIBUTOR_PATTERN",
     "EPISODE_ID_PATTERN",
     "EPISODE_SCHEMA_PATTERN",
+    "BATCH_EXAMPLE",
     "ERROR_SCHEMA",
     "HEALTH_SCHEMA",
     "LEVELS",
@@ -167,6 +168,69 @@ def batch_schema() -> dict[str, Any]:
         },
     }
 
+
+BATCH_EXAMPLE: dict[str, Any] = {
+    "episodes": [
+        {
+            "id": "0194f3a2b7c1e9d2a",
+            "revision": 1,
+            "idempotency_key": "0194f3a2b7c1e9d2a:1",
+            "level": "metrics",
+            "episode": {
+                "schema": "agent-capture/episode@1",
+                "id": "0194f3a2b7c1e9d2a",
+                "agent": "claude-code",
+                "model": "opus",
+                "source": "hook",
+                "started_at": "2026-11-30T09:12:03.120Z",
+                "ended_at": "2026-11-30T09:12:41.007Z",
+                "settled_at": "2026-11-30T09:22:41.007Z",
+                "proposals": [
+                    {
+                        "id": "0194f3a2b7c1f0a11",
+                        "file": "src/h-3f9a1c2e/app.py",
+                        "state": "applied",
+                        "outcome": "kept",
+                        "similarity": 0.98,
+                        "retention": 0.97,
+                        "chars_added": 120,
+                        "chars_removed": 14,
+                        "lines_added": 4,
+                        "lines_removed": 1,
+                        "tool": "Edit",
+                        "created_at": "2026-11-30T09:12:10.400Z",
+                        "applied_at": "2026-11-30T09:12:10.400Z",
+                        "hunks": [{"status": "tracking"}],
+                        "checkpoints": [
+                            {
+                                "window": "10m",
+                                "due_at": "2026-11-30T09:22:10.400Z",
+                                "observed_at": "2026-11-30T09:22:10.650Z",
+                                "similarity": 0.98,
+                                "retention": 0.97,
+                                "outcome": "kept",
+                                "via": "disk",
+                            }
+                        ],
+                    }
+                ],
+                "test_runs": [
+                    {
+                        "name": "pytest",
+                        "source": "wrapper",
+                        "exit_code": 0,
+                        "passed": 41,
+                        "failed": 0,
+                        "errors": 0,
+                        "skipped": 1,
+                        "started_at": "2026-11-30T09:12:50.000Z",
+                        "duration_s": 3.2,
+                    }
+                ],
+            },
+        }
+    ]
+}
 
 RESULTS_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -16,10 +16,12 @@ import random
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,6 +223,24 @@ class Collector:
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill9()
+
+
+def stored_keys(db: str, team: str) -> Counter[tuple[str, int]]:
+    """Every (id, revision) row in the collector's ledger, counted (straight from the database)."""
+    if db.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            rows = conn.execute(
+                "SELECT episode_id, revision FROM revisions WHERE team = %s", (team,)
+            ).fetchall()
+    else:
+        conn3 = sqlite3.connect(db.removeprefix("sqlite:///"))
+        rows = conn3.execute(
+            "SELECT episode_id, revision FROM revisions WHERE team = ?", (team,)
+        ).fetchall()
+        conn3.close()
+    return Counter((e, int(r)) for e, r in rows)
 
 
 def make_token(db: str, team: str, scope: str) -> str:
