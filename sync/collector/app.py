@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
+import orjson
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
@@ -373,7 +374,7 @@ def create_app(
                 "the database is unavailable; retry later",
                 headers={"Retry-After": "5"},
             ) from None
-        return JSONResponse({"results": results})
+        return Response(orjson.dumps({"results": results}), media_type="application/json")
 
     @app.get(
         "/v1/teams/{team}/report",

@@ -238,7 +238,8 @@ def week_of(ts: float) -> str | None:
 
 
 def _count(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    # Validated already: an integer (maybe written 3.0) or null.
+    return int(value) if value else 0
 
 
 def _passed(run: dict[str, Any]) -> bool:
@@ -252,28 +253,50 @@ def _passed(run: dict[str, Any]) -> bool:
 
 
 def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
-    counts = dict.fromkeys(METRIC_FIELDS, 0)
+    # Runs for every episode received: plain locals, no per-field dict updates.
+    proposals = shown = applied = rejected = 0
+    outcomes = dict.fromkeys(_KNOWN_OUTCOMES, 0)
+    chars_added = lines_added = measured = runs = passed = 0
     retained = 0.0
     for p in episode.get("proposals") or ():
-        counts["proposals"] += 1
+        proposals += 1
         state = p.get("state")
-        if state in ("shown", "applied", "rejected"):
-            counts[state] += 1
+        if state == "applied":
+            applied += 1
+        elif state == "rejected":
+            rejected += 1
+        elif state == "shown":
+            shown += 1
         outcome = p.get("outcome")
-        if outcome in _KNOWN_OUTCOMES:
-            counts[outcome] += 1
+        if outcome in outcomes:
+            outcomes[outcome] += 1
         added = _count(p.get("chars_added"))
-        counts["chars_added"] += added
-        counts["lines_added"] += _count(p.get("lines_added"))
+        chars_added += added
+        lines_added += _count(p.get("lines_added"))
         retention = p.get("retention")
         if state == "applied" and retention is not None:
-            counts["measured_chars"] += added
-            retained += float(retention) * added
+            measured += added
+            retained += retention * added
     for run in episode.get("test_runs") or ():
-        counts["test_runs"] += 1
-        counts["test_runs_passed"] += _passed(run)
-    counts.pop("retained_chars")
-    return EpisodeMetrics(**counts, retained_chars=retained)
+        runs += 1
+        passed += _passed(run)
+    return EpisodeMetrics(
+        proposals,
+        shown,
+        applied,
+        rejected,
+        outcomes["kept"],
+        outcomes["edited"],
+        outcomes["undone"],
+        outcomes["lost"],
+        outcomes["pending"],
+        chars_added,
+        lines_added,
+        measured,
+        retained,
+        runs,
+        passed,
+    )
 
 
 def latest_per_episode(rows: Iterable[EpisodeRow]) -> list[EpisodeRow]:

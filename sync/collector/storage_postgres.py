@@ -1,11 +1,11 @@
 """The collector's storage in PostgreSQL: for a team with several collector replicas.
 
-Replicas share nothing but the database. A batch is two statements in one transaction, each one
-array-valued `INSERT ... SELECT FROM unnest(...)` (one round trip whatever the batch size):
-the ledger insert (`ON CONFLICT DO NOTHING RETURNING`) tells which (id, revision) pairs are new,
-and only those update the per-episode figures. Rows go in key order, so two replicas writing
-overlapping batches wait for each other instead of deadlocking; the primary key settles which of
-them stores an episode, exactly once. Migrations run under an advisory lock, so replicas starting
+Replicas share nothing but the database. A batch is one transaction: its rows are COPY'd into
+staging tables, then moved by one `INSERT ... SELECT` per table. The ledger insert (`ON CONFLICT
+DO NOTHING RETURNING`) tells which (id, revision) pairs are new, and only those update the
+per-episode figures. Rows move in key order, so two replicas writing overlapping batches wait
+for each other instead of deadlocking; the primary key settles which of them stores an
+episode, exactly once. Migrations run under an advisory lock, so replicas starting
 together apply each one once.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
@@ -88,17 +87,26 @@ _EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
     *((name, "float8" if name == "retained_chars" else "int8") for name in METRIC_FIELDS),
 )
 
-_INSERT_REVISIONS = """
-    INSERT INTO revisions (team, episode_id, revision, level, contributor, received_at, body)
-    SELECT %s, u.* FROM unnest(%s::text[], %s::integer[], %s::text[], %s::text[],
-                               %s::float8[], %s::text[]) AS u
+_REVISION_COLUMNS = "team, episode_id, revision, level, contributor, received_at, body"
+_EPISODE_COLUMN_LIST = "team, " + ", ".join(c for c, _ in _EPISODE_COLUMNS)
+
+# Per-connection staging tables, emptied at every commit: a batch is COPY'd in (the fastest way
+# into PostgreSQL), then moved with one INSERT ... SELECT, which settles conflicts.
+_STAGING = [
+    "CREATE TEMP TABLE IF NOT EXISTS incoming_revisions (LIKE revisions) ON COMMIT DELETE ROWS",
+    "CREATE TEMP TABLE IF NOT EXISTS incoming_episodes (LIKE episodes) ON COMMIT DELETE ROWS",
+]
+
+_MOVE_REVISIONS = f"""
+    INSERT INTO revisions ({_REVISION_COLUMNS})
+    SELECT {_REVISION_COLUMNS} FROM incoming_revisions ORDER BY episode_id, revision
     ON CONFLICT DO NOTHING
     RETURNING episode_id, revision
 """
 
-_UPSERT_EPISODES = (
-    f"INSERT INTO episodes (team, {', '.join(c for c, _ in _EPISODE_COLUMNS)}) "
-    f"SELECT %s, u.* FROM unnest({', '.join(f'%s::{t}[]' for _, t in _EPISODE_COLUMNS)}) AS u "
+_MOVE_EPISODES = (
+    f"INSERT INTO episodes ({_EPISODE_COLUMN_LIST}) "
+    f"SELECT {_EPISODE_COLUMN_LIST} FROM incoming_episodes ORDER BY episode_id "
     "ON CONFLICT (team, episode_id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c, _ in _EPISODE_COLUMNS[1:])
     + " WHERE excluded.revision > episodes.revision"
@@ -167,38 +175,46 @@ class PostgresStorage:
         if not unique:
             return set()
         with self.pool.connection() as conn, conn.cursor() as cur:
-            cur.execute(
-                _INSERT_REVISIONS,
-                (
-                    team,
-                    [r.episode_id for r in unique],
-                    [r.revision for r in unique],
-                    [r.level for r in unique],
-                    [r.contributor for r in unique],
-                    [r.received_at for r in unique],
-                    [r.body for r in unique],
-                ),
-            )
+            with conn.transaction():
+                for sql in _STAGING:
+                    cur.execute(sql)
+            with cur.copy(f"COPY incoming_revisions ({_REVISION_COLUMNS}) FROM STDIN") as copy:
+                for r in unique:
+                    copy.write_row(
+                        (
+                            team,
+                            r.episode_id,
+                            r.revision,
+                            r.level,
+                            r.contributor,
+                            r.received_at,
+                            r.body,
+                        )
+                    )
+            cur.execute(_MOVE_REVISIONS)
             inserted = {(e, int(v)) for e, v in cur.fetchall()}
             fresh = latest_per_episode(r for r in unique if r.key in inserted)
             if fresh:
-                columns: list[list[Any]] = [[] for _ in _EPISODE_COLUMNS]
-                for r in fresh:
-                    values = (
-                        r.episode_id,
-                        r.revision,
-                        r.level,
-                        r.contributor,
-                        r.received_at,
-                        r.agent,
-                        r.model,
-                        r.started_at,
-                        r.week,
-                        *(getattr(r.metrics, name) for name in METRIC_FIELDS),
-                    )
-                    for column, value in zip(columns, values, strict=True):
-                        column.append(value)
-                cur.execute(_UPSERT_EPISODES, (team, *columns))
+                with cur.copy(
+                    f"COPY incoming_episodes ({_EPISODE_COLUMN_LIST}) FROM STDIN"
+                ) as copy:
+                    for r in fresh:
+                        copy.write_row(
+                            (
+                                team,
+                                r.episode_id,
+                                r.revision,
+                                r.level,
+                                r.contributor,
+                                r.received_at,
+                                r.agent,
+                                r.model,
+                                r.started_at,
+                                r.week,
+                                *(getattr(r.metrics, name) for name in METRIC_FIELDS),
+                            )
+                        )
+                cur.execute(_MOVE_EPISODES)
         return inserted
 
     def report_rows(self, team: str, since: float | None, until: float | None) -> list[ReportRow]:
