@@ -57,9 +57,10 @@ class EpisodeMetrics:
     chars_added: int = 0
     lines_added: int = 0
     # Characters of applied, measured proposals, and how many of them survived (retention x
-    # chars_added): the team's retention is the ratio of the two sums.
+    # chars_added, in thousandths of a character so that sums stay exact integers as revisions
+    # add and remove them): the team's retention is the ratio of the two sums.
     measured_chars: int = 0
-    retained_chars: float = 0.0
+    retained_millichars: int = 0
     test_runs: int = 0
     test_runs_passed: int = 0
 
@@ -257,7 +258,7 @@ def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
     proposals = shown = applied = rejected = 0
     outcomes = dict.fromkeys(_KNOWN_OUTCOMES, 0)
     chars_added = lines_added = measured = runs = passed = 0
-    retained = 0.0
+    retained = 0
     for p in episode.get("proposals") or ():
         proposals += 1
         state = p.get("state")
@@ -276,7 +277,7 @@ def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
         retention = p.get("retention")
         if state == "applied" and retention is not None:
             measured += added
-            retained += retention * added
+            retained += round(retention * added * 1000)
     for run in episode.get("test_runs") or ():
         runs += 1
         passed += _passed(run)

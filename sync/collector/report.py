@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sync.collector.ingest import METRIC_FIELDS
+from sync.collector.ingest import METRIC_FIELDS, week_of
 
-__all__ = ["ReportRow", "aggregate", "ratio"]
+__all__ = ["ReportRow", "aggregate", "ratio", "week_range"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,15 @@ class _Group:
             sums[i] += value
 
 
+def week_range(since: float | None, until: float | None) -> tuple[str | None, str | None]:
+    """The report counts whole weeks: `since` and `until` round down to their week's Monday
+    (UTC); the weeks counted start at or after the first and before the second."""
+    return (
+        week_of(since) if since is not None else None,
+        week_of(until) if until is not None else None,
+    )
+
+
 def ratio(numerator: float, denominator: float) -> dict[str, Any]:
     """A rate with what it is made of; `value` is null when nothing was measured."""
     value = round(numerator / denominator, 4) if denominator else None
@@ -59,7 +68,7 @@ def _figures(key: str | None, group: _Group, min_contributors: int) -> dict[str,
             "reason": f"fewer than {min_contributors} contributors",
         }
     m = {name: group.sums[i] for i, name in enumerate(METRIC_FIELDS)}
-    n = {name: int(v) for name, v in m.items() if name != "retained_chars"}
+    n = {name: int(v) for name, v in m.items()}
     settled = n["kept"] + n["edited"] + n["undone"] + n["lost"]
     return {
         "key": key,
@@ -80,7 +89,7 @@ def _figures(key: str | None, group: _Group, min_contributors: int) -> dict[str,
             "edited": ratio(n["edited"], settled),
             "undone": ratio(n["undone"], settled),
             "lost": ratio(n["lost"], settled),
-            "retention": ratio(m["retained_chars"], n["measured_chars"]),
+            "retention": ratio(n["retained_millichars"] / 1000, n["measured_chars"]),
             "test_pass": ratio(n["test_runs_passed"], n["test_runs"]),
         },
         "chars_added": n["chars_added"],

@@ -15,10 +15,11 @@ import time
 from collections.abc import Iterator, Sequence
 
 import psycopg
+from psycopg import errors
 from psycopg_pool import ConnectionPool
 
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
-from sync.collector.report import ReportRow
+from sync.collector.report import ReportRow, week_range
 from sync.collector.storage import ExportRow
 from sync.collector.tokens import TokenRecord
 
@@ -26,10 +27,35 @@ __all__ = ["MIGRATIONS", "PostgresStorage"]
 
 _MIGRATION_LOCK = 0x63617074  # any constant shared by all replicas
 
-_METRIC_COLUMNS = ",\n".join(
-    f"{name} {'double precision' if name == 'retained_chars' else 'bigint'} NOT NULL DEFAULT 0"
-    for name in METRIC_FIELDS
+_METRIC_COLUMNS = ",\n".join(f"{name} bigint NOT NULL DEFAULT 0" for name in METRIC_FIELDS)
+
+# The report reads `report_cells`: per (team, week, agent, model, contributor), the number of
+# episodes and the sums of their figures, kept by statement triggers on `episodes` in the same
+# transaction as the write (an updated revision moves its figures from its old cell to its new
+# one). The report's cost is then the number of cells, not the number of episodes.
+_CELL_KEY = (
+    "team, coalesce(week, '') AS week, agent, model, coalesce(contributor, '') AS contributor"
 )
+_METRIC_LIST = ", ".join(METRIC_FIELDS)
+_NEW_ROWS = f"SELECT {_CELL_KEY}, 1 AS n, {_METRIC_LIST} FROM new_rows"
+_OLD_ROWS_NEGATED = (
+    f"SELECT {_CELL_KEY}, -1, {', '.join(f'-{name}' for name in METRIC_FIELDS)} FROM old_rows"
+)
+
+
+def _cells_upsert(rows_sql: str) -> str:
+    sums = ", ".join(f"sum({name})::bigint" for name in METRIC_FIELDS)
+    updates = ", ".join(
+        f"{name} = c.{name} + excluded.{name}" for name in ("episodes", *METRIC_FIELDS)
+    )
+    return (
+        f"INSERT INTO report_cells AS c (team, week, agent, model, contributor, episodes, "
+        f"{_METRIC_LIST}) "
+        f"SELECT team, week, agent, model, contributor, sum(n)::bigint, {sums} "
+        f"FROM ({rows_sql}) AS d GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
+        f"ON CONFLICT (team, week, agent, model, contributor) DO UPDATE SET {updates};"
+    )
+
 
 # Numbered, append only: never edit one that has shipped.
 MIGRATIONS: list[tuple[str, list[str]]] = [
@@ -72,6 +98,39 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "CREATE INDEX episodes_team_started ON episodes (team, started_at)",
         ],
     ),
+    (
+        "m002_report_cells",
+        [
+            f"""CREATE TABLE report_cells (
+                team text NOT NULL,
+                week text NOT NULL,
+                agent text NOT NULL,
+                model text NOT NULL,
+                contributor text NOT NULL,
+                episodes bigint NOT NULL DEFAULT 0,
+                {_METRIC_COLUMNS},
+                PRIMARY KEY (team, week, agent, model, contributor)
+            )""",
+            f"""CREATE FUNCTION capture_cells_add() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                {_cells_upsert(_NEW_ROWS)}
+                RETURN NULL;
+            END $$""",
+            f"""CREATE FUNCTION capture_cells_move() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                {_cells_upsert(_NEW_ROWS + " UNION ALL " + _OLD_ROWS_NEGATED)}
+                RETURN NULL;
+            END $$""",
+            """CREATE TRIGGER episodes_cells_insert AFTER INSERT ON episodes
+               REFERENCING NEW TABLE AS new_rows
+               FOR EACH STATEMENT EXECUTE FUNCTION capture_cells_add()""",
+            """CREATE TRIGGER episodes_cells_update AFTER UPDATE ON episodes
+               REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+               FOR EACH STATEMENT EXECUTE FUNCTION capture_cells_move()""",
+            # Episodes stored before this migration.
+            _cells_upsert(_NEW_ROWS.replace("new_rows", "episodes")),
+        ],
+    ),
 ]
 
 _EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -84,7 +143,7 @@ _EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("model", "text"),
     ("started_at", "float8"),
     ("week", "text"),
-    *((name, "float8" if name == "retained_chars" else "int8") for name in METRIC_FIELDS),
+    *((name, "int8") for name in METRIC_FIELDS),
 )
 
 _REVISION_COLUMNS = "team, episode_id, revision, level, contributor, received_at, body"
@@ -111,8 +170,6 @@ _MOVE_EPISODES = (
     + ", ".join(f"{c} = excluded.{c}" for c, _ in _EPISODE_COLUMNS[1:])
     + " WHERE excluded.revision > episodes.revision"
 )
-
-_SUMS = ", ".join(f"SUM({name})" for name in METRIC_FIELDS)
 
 
 def _time_filter(
@@ -174,6 +231,18 @@ class PostgresStorage:
         unique, _ = dedupe_in_batch(rows)
         if not unique:
             return set()
+        # Two replicas updating the same report cells in opposite orders can deadlock; the
+        # database then aborts one transaction whole, which is simply run again.
+        for attempt in range(5):
+            try:
+                return self._store(team, unique)
+            except (errors.DeadlockDetected, errors.SerializationFailure):
+                if attempt == 4:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _store(self, team: str, unique: Sequence[EpisodeRow]) -> set[tuple[str, int]]:
         with self.pool.connection() as conn, conn.cursor() as cur:
             with conn.transaction():
                 for sql in _STAGING:
@@ -218,12 +287,19 @@ class PostgresStorage:
         return inserted
 
     def report_rows(self, team: str, since: float | None, until: float | None) -> list[ReportRow]:
-        where, params = _time_filter(since, until)
+        first, last = week_range(since, until)
+        where, params = "", []
+        if first is not None:
+            where += " AND week >= %s"
+            params.append(first)
+        if last is not None:
+            where += " AND week < %s"
+            params.append(last)
         with self.pool.connection() as conn:
             cur = conn.execute(
-                f"""SELECT agent, model, week, contributor, COUNT(*), {_SUMS}
-                    FROM episodes WHERE team = %s{where}
-                    GROUP BY agent, model, week, contributor""",
+                f"""SELECT agent, model, NULLIF(week, ''), NULLIF(contributor, ''), episodes,
+                           {_METRIC_LIST}
+                    FROM report_cells WHERE team = %s AND episodes > 0{where}""",
                 [team, *params],
             )
             return [

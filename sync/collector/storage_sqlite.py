@@ -15,16 +15,30 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
-from sync.collector.report import ReportRow
+from sync.collector.report import ReportRow, week_range
 from sync.collector.storage import ExportRow
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "SqliteStorage"]
 
-_METRIC_COLUMNS = ",\n".join(
-    f"{name} {'REAL' if name == 'retained_chars' else 'INTEGER'} NOT NULL DEFAULT 0"
-    for name in METRIC_FIELDS
-)
+_METRIC_COLUMNS = ",\n".join(f"{name} INTEGER NOT NULL DEFAULT 0" for name in METRIC_FIELDS)
+
+# The report reads `report_cells`: per (team, week, agent, model, contributor), the number of
+# episodes and the sums of their figures, kept by triggers on `episodes` in the same transaction
+# as the write (an updated revision moves its figures from its old cell to its new one).
+_METRIC_LIST = ", ".join(METRIC_FIELDS)
+
+
+def _cell_upsert(row: str, sign: int) -> str:
+    values = ", ".join(f"{sign} * {row}.{m}" for m in METRIC_FIELDS)
+    updates = ", ".join(f"{c} = {c} + excluded.{c}" for c in ("episodes", *METRIC_FIELDS))
+    return (
+        f"INSERT INTO report_cells (team, week, agent, model, contributor, episodes, "
+        f"{_METRIC_LIST}) VALUES ({row}.team, coalesce({row}.week, ''), {row}.agent, "
+        f"{row}.model, coalesce({row}.contributor, ''), {sign}, {values}) "
+        f"ON CONFLICT (team, week, agent, model, contributor) DO UPDATE SET {updates};"
+    )
+
 
 # Numbered, append only: never edit one that has shipped.
 MIGRATIONS: list[tuple[str, list[str]]] = [
@@ -67,6 +81,34 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "CREATE INDEX episodes_team_started ON episodes (team, started_at)",
         ],
     ),
+    (
+        "m002_report_cells",
+        [
+            f"""CREATE TABLE report_cells (
+                team TEXT NOT NULL,
+                week TEXT NOT NULL,
+                agent TEXT NOT NULL,
+                model TEXT NOT NULL,
+                contributor TEXT NOT NULL,
+                episodes INTEGER NOT NULL DEFAULT 0,
+                {_METRIC_COLUMNS},
+                PRIMARY KEY (team, week, agent, model, contributor)
+            )""",
+            f"""CREATE TRIGGER episodes_cells_insert AFTER INSERT ON episodes BEGIN
+                {_cell_upsert("NEW", 1)}
+            END""",
+            f"""CREATE TRIGGER episodes_cells_update AFTER UPDATE ON episodes BEGIN
+                {_cell_upsert("OLD", -1)}
+                {_cell_upsert("NEW", 1)}
+            END""",
+            # Episodes stored before this migration.
+            f"""INSERT INTO report_cells (team, week, agent, model, contributor, episodes,
+                    {_METRIC_LIST})
+                SELECT team, coalesce(week, ''), agent, model, coalesce(contributor, ''),
+                       count(*), {", ".join(f"sum({m})" for m in METRIC_FIELDS)}
+                FROM episodes GROUP BY 1, 2, 3, 4, 5""",
+        ],
+    ),
 ]
 
 _EPISODE_COLUMNS = (
@@ -89,7 +131,6 @@ _UPSERT = (
     + ", ".join(f"{c} = excluded.{c}" for c in _EPISODE_COLUMNS[2:])
     + " WHERE excluded.revision > episodes.revision"
 )
-_SUMS = ", ".join(f"SUM({name})" for name in METRIC_FIELDS)
 
 
 def _episode_values(team: str, row: EpisodeRow) -> tuple[object, ...]:
@@ -205,11 +246,18 @@ class SqliteStorage:
         return inserted
 
     def report_rows(self, team: str, since: float | None, until: float | None) -> list[ReportRow]:
-        where, params = _time_filter(since, until)
+        first, last = week_range(since, until)
+        where, params = "", []
+        if first is not None:
+            where += " AND week >= ?"
+            params.append(first)
+        if last is not None:
+            where += " AND week < ?"
+            params.append(last)
         cur = self.conn.execute(
-            f"""SELECT agent, model, week, contributor, COUNT(*), {_SUMS}
-                FROM episodes WHERE team = ?{where}
-                GROUP BY agent, model, week, contributor""",
+            f"""SELECT agent, model, NULLIF(week, ''), NULLIF(contributor, ''), episodes,
+                       {_METRIC_LIST}
+                FROM report_cells WHERE team = ? AND episodes > 0{where}""",
             [team, *params],
         )
         return [ReportRow(r[0], r[1], r[2], r[3], r[4], tuple(r[5:])) for r in cur]

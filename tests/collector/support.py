@@ -412,3 +412,38 @@ def post_batch(
         content=batch_body(items),
         headers=upload_headers(token, contributor),
     )
+
+
+def recomputed_report(lines: Sequence[dict[str, Any]], team: str) -> dict[str, Any]:
+    """The report computed afresh from an export, every group shown: what the collector's
+    incrementally kept report cells must equal."""
+    from dataclasses import astuple
+
+    from sync.collector.ingest import EpisodeRow, prepare
+    from sync.collector.report import ReportRow, aggregate
+
+    rows = []
+    for line in lines:
+        row = prepare(
+            {
+                "id": line["id"],
+                "revision": line["revision"],
+                "idempotency_key": f"{line['id']}:{line['revision']}",
+                "level": line["level"],
+                "episode": line["episode"],
+            },
+            contributor=line["contributor"],
+            received_at=0.0,
+        )
+        assert isinstance(row, EpisodeRow)
+        rows.append(
+            ReportRow(
+                row.agent,
+                row.model,
+                row.week,
+                row.contributor,
+                1,
+                tuple(float(x) for x in astuple(row.metrics)),
+            )
+        )
+    return aggregate(rows, team=team, min_contributors=1, generated_at="")

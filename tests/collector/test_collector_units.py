@@ -115,7 +115,7 @@ def test_episode_metrics_are_counted_by_hand() -> None:
     assert (m.proposals, m.applied, m.rejected, m.shown) == (5, 3, 1, 1)
     assert (m.kept, m.undone, m.pending, m.edited, m.lost) == (1, 1, 2, 0, 0)
     assert (m.chars_added, m.lines_added) == (167, 3)
-    assert (m.measured_chars, m.retained_chars) == (150, 90.0)
+    assert (m.measured_chars, m.retained_millichars) == (150, 90_000)
     assert (m.test_runs, m.test_runs_passed) == (3, 2)
 
 
@@ -166,7 +166,7 @@ def test_report_aggregates_and_hides_small_groups() -> None:
             edited=1,
             chars_added=100,
             measured_chars=100,
-            retained_chars=80.0,
+            retained_millichars=80_000,
             test_runs=1,
             test_runs_passed=1,
         )
@@ -182,7 +182,7 @@ def test_report_aggregates_and_hides_small_groups() -> None:
             undone=1,
             chars_added=10,
             measured_chars=10,
-            retained_chars=0.0,
+            retained_millichars=0,
         )
     ]
     rows += [_row("b", None, 1, proposals=1, applied=1, kept=1)]  # no contributor id
