@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -34,6 +36,41 @@ from tests.collector.support import (  # noqa: E402
 
 CLIENTS = 4
 TARGETS = {"postgresql": 5000, "sqlite": 3000}
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
+def server_pids(collector_pgid: int, postmaster: int | None) -> list[int]:
+    """The collector's processes (its process group) and PostgreSQL's (postmaster and its
+    children): whose CPU time an episode costs on the server side."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat(int(entry.name))
+        if fields is None:
+            continue
+        ppid, pgrp = int(fields[1]), int(fields[2])
+        pid = int(entry.name)
+        if pgrp == collector_pgid or (postmaster and (pid == postmaster or ppid == postmaster)):
+            pids.append(pid)
+    return pids
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        fields = _stat(pid)
+        if fields:
+            total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total / _TICK
 
 
 def episodes_for(client: int, count: int, level: str) -> list[dict]:
@@ -62,7 +99,10 @@ def client_main(
     out.put((client, accepted, time.perf_counter()))
 
 
-def run_clients(url: str, token: str, per_client: int, batch: int, level: str) -> float:
+def run_clients(
+    url: str, token: str, per_client: int, batch: int, level: str, pids: Any
+) -> tuple[float, float]:
+    """(wall seconds, server CPU seconds) of the upload."""
     ctx = mp.get_context("fork")
     ready = ctx.Barrier(CLIENTS + 1)
     go = ctx.Event()
@@ -77,16 +117,19 @@ def run_clients(url: str, token: str, per_client: int, batch: int, level: str) -
     for p in procs:
         p.start()
     ready.wait()
+    watched = pids()
+    cpu_start = cpu_seconds(watched)
     start = time.perf_counter()
     go.set()
     results = [out.get(timeout=600) for _ in procs]
     for p in procs:
         p.join()
     end = max(r[2] for r in results)
+    cpu = cpu_seconds(watched) - cpu_start
     accepted = sum(r[1] for r in results)
     if accepted != per_client * CLIENTS:
         raise SystemExit(f"only {accepted} of {per_client * CLIENTS} episodes were accepted")
-    return end - start
+    return end - start, cpu
 
 
 def direct_store(db: str, per_client: int, batch: int, level: str) -> float:
@@ -134,16 +177,26 @@ def main() -> None:
                 tmp / "home",
                 ("--workers", str(args.workers), "--rate", "100000", "--burst", "100000"),
             ).start()
+            postmaster = cluster.postmaster_pid() if backend == "postgresql" else None
             try:
-                elapsed = run_clients(collector.url, token, per_client, args.batch, args.level)
+                elapsed, cpu = run_clients(
+                    collector.url,
+                    token,
+                    per_client,
+                    args.batch,
+                    args.level,
+                    lambda c=collector, p=postmaster: server_pids(c.proc.pid, p),
+                )
             finally:
                 collector.stop()
             peer = direct_store(peer_db, per_client, args.batch, args.level)
             rate, peer_rate = total / elapsed, total / peer
-            rows.append((backend, rate, peer_rate, TARGETS[backend]))
+            cpu_us = cpu / total * 1e6
+            rows.append((backend, rate, peer_rate, TARGETS[backend], cpu_us))
             print(
                 f"{backend}: {total} episodes in {elapsed:.2f} s over HTTP = {rate:,.0f}/s; "
-                f"direct storage writes {peer_rate:,.0f}/s; HTTP/direct = {rate / peer_rate:.2f}",
+                f"direct storage writes {peer_rate:,.0f}/s; HTTP/direct = {rate / peer_rate:.2f}; "
+                f"server CPU {cpu_us:.0f} us/episode (collector + database)",
                 flush=True,
             )
     finally:
@@ -154,14 +207,19 @@ def main() -> None:
         f"batches of {args.batch}, collector with {args.workers} worker(s):"
     )
     print()
-    print("| database | episodes/s over HTTP | target | direct storage writes/s (peer) | ratio |")
-    print("|---|---|---|---|---|")
-    for backend, rate, peer_rate, target in rows:
+    print(
+        "| database | episodes/s over HTTP | target | direct storage writes/s (peer) | ratio "
+        "| server CPU per episode | episodes/s per idle core |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for backend, rate, peer_rate, target, cpu_us in rows:
         verdict = "met" if rate >= target else "NOT met"
         print(
             f"| {backend} | {rate:,.0f} | >= {target:,} ({verdict}) | {peer_rate:,.0f} | "
-            f"{rate / peer_rate:.2f} |"
+            f"{rate / peer_rate:.2f} | {cpu_us:.0f} us | {1e6 / cpu_us:,.0f} |"
         )
+    print()
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ scan any report must do at least) and the report's own query without HTTP and ag
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -168,6 +169,8 @@ def main() -> None:
         ("peer: `SELECT count(*)` over the team's episodes", scan),
     ):
         print(f"| {name} | {seconds:.3f} | {seconds / scan:.1f}x |")
+    print()
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

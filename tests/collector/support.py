@@ -138,6 +138,9 @@ class PgCluster:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def postmaster_pid(self) -> int:
+        return int((self.base / "data" / "postmaster.pid").read_text().split()[0])
+
     def stop(self) -> None:
         bindir = pg_bindir()
         subprocess.run(
