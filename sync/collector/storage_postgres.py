@@ -243,7 +243,8 @@ class PostgresStorage:
         return applied
 
     def ping(self) -> None:
-        with self.pool.connection() as conn:
+        # Short: a load balancer's health check must not hang for the pool's 30 s.
+        with self.pool.connection(timeout=5.0) as conn:
             conn.execute("SELECT 1").fetchone()
 
     def store(self, team: str, rows: Sequence[EpisodeRow]) -> set[tuple[str, int]]:
