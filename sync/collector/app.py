@@ -159,6 +159,13 @@ def _time_query(description: str) -> Any:
 
 _Since = Annotated[str | None, _time_query("only episodes started at or after (RFC 3339)")]
 _Until = Annotated[str | None, _time_query("only episodes started before (RFC 3339)")]
+_WeekSince = Annotated[
+    str | None,
+    _time_query("only weeks starting at or after this time's week (RFC 3339; whole weeks)"),
+]
+_WeekUntil = Annotated[
+    str | None, _time_query("only weeks before this time's week (RFC 3339; whole weeks)")
+]
 
 
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -399,8 +406,8 @@ def create_app(
     async def report(
         team: str,
         token: Annotated[TokenRecord, Depends(authenticate)],
-        since: _Since = None,
-        until: _Until = None,
+        since: _WeekSince = None,
+        until: _WeekUntil = None,
         format: ReportFormat = ReportFormat.json,  # noqa: A002 - the API's word
     ) -> Response:
         authorize(token, "read", team)
