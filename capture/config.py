@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,11 @@ class Config:
     late: Window = DEFAULT_LATE
     episode_gap: float = DEFAULT_EPISODE_GAP
     event_retention_days: float = 30.0
+    #: the user's own test command patterns (regular expressions), see capture.testcommands
+    test_commands: tuple[str, ...] = ()
+    #: Globs (relative to the workspace) where JUnit XML reports appear; None: the defaults
+    #: in capture.reports.
+    junit_reports: tuple[str, ...] | None = None
 
     @property
     def final_window(self) -> Window:
@@ -39,12 +43,20 @@ class Config:
 
 def _read_toml(path: Path) -> dict[str, object]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        fh = path.open("rb")
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+    except OSError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+    # imported only now: the hook path loads the config on every agent tool call, mostly with
+    # no config file at all
+    import tomllib
+
+    with fh:
+        try:
+            return tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
 
 
 def load_config(env: dict[str, str] | None = None) -> Config:
@@ -68,6 +80,32 @@ def load_config(env: dict[str, str] | None = None) -> Config:
     if "episode_gap" in section:
         gap = parse_duration(str(section["episode_gap"]))
     retention = float(str(section.get("event_retention_days", 30)))
+    junit: tuple[str, ...] | None = None
+    junit_spec = env.get("CAPTURE_JUNIT_REPORTS") or section.get("junit_reports")
+    if junit_spec:
+        items = junit_spec.split(",") if isinstance(junit_spec, str) else junit_spec
+        if not isinstance(items, list | tuple):
+            raise ConfigError(f"{paths.config_file}: junit_reports must be a list of globs")
+        junit = tuple(str(g).strip() for g in items if str(g).strip())
     return Config(
-        paths=paths, windows=windows, late=late, episode_gap=gap, event_retention_days=retention
+        paths=paths,
+        windows=windows,
+        late=late,
+        episode_gap=gap,
+        event_retention_days=retention,
+        test_commands=_patterns(section.get("test_commands", []), paths.config_file),
+        junit_reports=junit,
     )
+
+
+def _patterns(value: object, path: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: test_commands must be a list of regular expressions")
+    import re
+
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"{path}: test_commands: {pattern!r}: {exc}") from None
+    return tuple(value)

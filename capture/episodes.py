@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from capture.linking import FailingTest, LinkedRun, run_status, summarize_tests
 from capture.store import Store
 
 __all__ = ["EPISODE_SCHEMA", "iso", "load_episodes"]
@@ -85,15 +86,29 @@ def load_episodes(
         ):
             checkpoints[c["proposal_id"]].append(c)
     runs: dict[str, list[Any]] = defaultdict(list)
+    run_ids: dict[str, None] = {}
     for chunk in _chunks(episode_ids):
         for r in store.conn.execute(
-            f"""SELECT l.episode_id, t.* FROM episode_test_runs l JOIN test_runs t
+            f"""SELECT l.episode_id, l.link, t.* FROM episode_test_runs l JOIN test_runs t
                 ON t.id = l.test_run_id WHERE l.episode_id IN ({_in(chunk)})
-                ORDER BY t.started_at""",
+                ORDER BY t.started_at, t.id""",
             chunk,
         ):
             runs[r["episode_id"]].append(r)
-    return [_episode(e, proposals[e["id"]], hunks, checkpoints, runs[e["id"]]) for e in episodes]
+            run_ids[r["id"]] = None
+    failing: dict[str, list[FailingTest]] = defaultdict(list)
+    for chunk in _chunks(list(run_ids)):
+        for f in store.conn.execute(
+            f"""SELECT test_run_id, test_id, file, classname FROM test_results
+                WHERE test_run_id IN ({_in(chunk)}) AND outcome IN ('failed', 'error')
+                ORDER BY test_run_id, idx""",
+            chunk,
+        ):
+            failing[f[0]].append(FailingTest(f[1], f[2], f[3]))
+    return [
+        _episode(e, proposals[e["id"]], hunks, checkpoints, runs[e["id"]], failing)
+        for e in episodes
+    ]
 
 
 def _episode(
@@ -102,7 +117,17 @@ def _episode(
     hunks: dict[str, list[Any]],
     checkpoints: dict[str, list[Any]],
     runs: list[Any],
+    failing: dict[str, list[FailingTest]],
 ) -> dict[str, Any]:
+    linked = [
+        LinkedRun(r["id"], r["started_at"], _status(r), r["link"], tuple(failing[r["id"]]))
+        for r in runs
+    ]
+    tests = summarize_tests(
+        linked,
+        edited_files={p["path"] for p in proposals if p["applied_at"] is not None},
+        settled_at=e["settled_at"],
+    )
     return {
         "schema": EPISODE_SCHEMA,
         "id": e["id"],
@@ -117,7 +142,8 @@ def _episode(
         "ended_at": iso(e["ended_at"]),
         "settled_at": iso(e["settled_at"]),
         "proposals": [_proposal(p, hunks[p["id"]], checkpoints[p["id"]]) for p in proposals],
-        "test_runs": [_test_run(r) for r in runs],
+        "test_runs": [_test_run(r, run.status) for r, run in zip(runs, linked, strict=True)],
+        "tests": tests.as_json(iso),
     }
 
 
@@ -163,7 +189,18 @@ def _proposal(p: Any, hunks: list[Any], checkpoints: list[Any]) -> dict[str, Any
     }
 
 
-def _test_run(r: Any) -> dict[str, Any]:
+def _status(r: Any) -> str:
+    return run_status(
+        exit_code=r["exit_code"],
+        passed=r["passed"],
+        failed=r["failed"],
+        errors=r["errors"],
+        skipped=r["skipped"],
+        runner=r["runner"],
+    )
+
+
+def _test_run(r: Any, status: str) -> dict[str, Any]:
     return {
         "id": r["id"],
         "command": r["command"],
@@ -177,4 +214,10 @@ def _test_run(r: Any) -> dict[str, Any]:
         "failing_ids": json.loads(r["failing_ids"] or "[]"),
         "started_at": iso(r["started_at"]),
         "duration_s": r["duration_s"],
+        "status": status,
+        "link": r["link"],
+        "runner": r["runner"],
+        "results_from": r["results_from"],
+        "report": r["report"],
+        "cwd": r["cwd"],
     }

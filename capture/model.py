@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-__all__ = ["HunkInput", "Outcome", "ProposalInput", "State", "TestRunInput"]
+__all__ = ["CaseResult", "HunkInput", "Outcome", "ProposalInput", "State", "TestRunInput"]
 
 
 class State(StrEnum):
@@ -59,7 +59,21 @@ class ProposalInput:
 
 
 @dataclass(slots=True)
+class CaseResult:
+    """One test's outcome in a run. `file` is the test's file relative to the workspace when
+    the source knows it; `classname` is the JUnit class (a dotted module or class name)."""
+
+    test_id: str
+    outcome: str  # passed, failed, error, skipped
+    file: str | None = None
+    classname: str | None = None
+    duration_s: float | None = None
+
+
+@dataclass(slots=True)
 class TestRunInput:
+    __test__ = False  # not a pytest test class, whatever its name
+
     command: str
     source: str
     started_at: float
@@ -74,3 +88,7 @@ class TestRunInput:
     skipped: int | None = None
     failing_ids: list[str] = field(default_factory=list)
     dedupe_key: str | None = None
+    runner: str | None = None  # pytest, jest, go, cargo, surefire, ...
+    results_from: str | None = None  # plugin, junit, summary (None: exit code only)
+    report: str | None = None  # the JUnit file(s) the counts came from
+    cases: list[CaseResult] = field(default_factory=list)

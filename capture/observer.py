@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from capture.config import Config
 from capture.files import read_text
-from capture.model import Outcome, State
+from capture.model import State
 from capture.outcomes import decide
 from capture.regions import Region
-from capture.store import DueCheckpoint, Store
+from capture.store import CheckpointResult, DueCheckpoint, Store
 from capture.tracking import TrackedHunk, follow, measure_hunks
 
 __all__ = ["ObserveReport", "observe_due", "observe_file", "tracked_hunks"]
+
+FILES_PER_TRANSACTION = 32
 
 TextSource = Callable[[str, str], "str | None"]
 
@@ -32,8 +35,12 @@ def _disk_text(root: str, path: str) -> str | None:
 
 
 def tracked_hunks(store: Store, proposal_id: str) -> list[tuple[int, TrackedHunk]]:
+    return _as_tracked(store.hunk_rows(proposal_id))
+
+
+def _as_tracked(rows: Sequence[Any]) -> list[tuple[int, TrackedHunk]]:
     hunks = []
-    for row in store.hunk_rows(proposal_id):
+    for row in rows:
         region = None
         if row["region_start"] is not None and row["status"] != "lost":
             region = Region(row["region_start"], row["region_end"])
@@ -67,54 +74,46 @@ def observe_file(
     report = ObserveReport()
     with store.transaction():
         baseline = store.baseline(workspace_id, path)
-        per_proposal: dict[str, list[tuple[int, TrackedHunk]]] = {}
-        for proposal in store.live_proposals(workspace_id, path):
-            hunks = tracked_hunks(store, proposal["id"])
-            if text is not None:
-                regions = follow(baseline, text, [h for _, h in hunks])
-                store.update_regions(
-                    {
-                        hid: (r.start, r.end) if r else None
-                        for (hid, _), r in zip(hunks, regions, strict=True)
-                    }
-                )
-                hunks = [
-                    (hid, TrackedHunk(h.old_text, h.new_text, r, h.context_before, h.context_after))
-                    for (hid, h), r in zip(hunks, regions, strict=True)
-                ]
-            per_proposal[proposal["id"]] = hunks
-        if text is not None:
+        proposals = store.live_proposals(workspace_id, path)
+        rows = store.hunk_rows_of([p["id"] for p in proposals])
+        per_proposal = {pid: _as_tracked(hunk_rows) for pid, hunk_rows in rows.items()}
+        if text is not None and per_proposal:
+            # One diff of the file for all of its hunks.
+            flat = [pair for hunks in per_proposal.values() for pair in hunks]
+            regions = iter(follow(baseline, text, [h for _, h in flat]))
+            moved: dict[int, tuple[int, int] | None] = {}
+            for proposal_id, hunks in per_proposal.items():
+                updated = []
+                for hunk_id, h in hunks:
+                    r = next(regions)
+                    moved[hunk_id] = (r.start, r.end) if r else None
+                    updated.append((hunk_id, replace(h, region=r)))
+                per_proposal[proposal_id] = updated
+            store.update_regions(moved)
+        if text is not None and text != baseline:
             store.set_baseline(workspace_id, path, text, now)
+        results: list[CheckpointResult] = []
         for checkpoint in due:
             live = per_proposal.get(checkpoint.proposal_id)
             if live is None:
                 continue
             measurement = measure_hunks(text, [h for _, h in live])
             outcome, reason = decide(State.APPLIED, measurement)
-            sim = None if measurement.lost else measurement.similarity
-            ret = None if measurement.lost else measurement.retention
-            store.record_checkpoint(
-                checkpoint.checkpoint_id,
-                observed_at=now,
-                similarity=sim,
-                retention=ret,
-                outcome=outcome,
-                via=via,
+            results.append(
+                CheckpointResult(
+                    checkpoint_id=checkpoint.checkpoint_id,
+                    proposal_id=checkpoint.proposal_id,
+                    window=checkpoint.window,
+                    similarity=None if measurement.lost else measurement.similarity,
+                    retention=None if measurement.lost else measurement.retention,
+                    outcome=outcome,
+                    reason=reason,
+                    final=checkpoint.is_final,
+                )
             )
-            report.checkpoints += 1
-            if checkpoint.window == "late":
-                continue
-            final = checkpoint.is_final
-            store.set_outcome(
-                checkpoint.proposal_id,
-                outcome=outcome if final else Outcome.PENDING,
-                reason=reason if final else f"at {checkpoint.window}: {outcome.value}",
-                similarity=sim,
-                retention=ret,
-                settled_at=now if final else None,
-            )
-            if final:
-                report.settled.append(checkpoint.proposal_id)
+        store.record_checkpoints(results, observed_at=now, via=via)
+        report.checkpoints += len(results)
+        report.settled.extend(r.proposal_id for r in results if r.final)
     return report
 
 
@@ -135,9 +134,16 @@ def observe_due(
     for checkpoint in due:
         by_file[(checkpoint.workspace_id, checkpoint.root, checkpoint.path)].append(checkpoint)
     total = ObserveReport()
-    for (workspace_id, root, path), checkpoints in by_file.items():
-        text = text_of(root, path)
-        report = observe_file(store, workspace_id, path, text, checkpoints, now=now, via=via)
-        total.checkpoints += report.checkpoints
-        total.settled.extend(report.settled)
+    files = list(by_file.items())
+    # Files are grouped into transactions of a few dozen: one commit per file costs more than
+    # the work, and a group still holds the write lock for only tens of milliseconds.
+    for i in range(0, len(files), FILES_PER_TRANSACTION):
+        with store.transaction():
+            for (workspace_id, root, path), checkpoints in files[i : i + FILES_PER_TRANSACTION]:
+                text = text_of(root, path)
+                report = observe_file(
+                    store, workspace_id, path, text, checkpoints, now=now, via=via
+                )
+                total.checkpoints += report.checkpoints
+                total.settled.extend(report.settled)
     return total

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz.distance import Indel, Levenshtein
 
@@ -32,6 +33,7 @@ __all__ = [
     "HunkObservation",
     "Measurement",
     "decide",
+    "inserted_count",
     "inserted_mask",
     "measure",
     "observe_hunk",
@@ -96,16 +98,21 @@ def _inserted_mask_by_lines(old_text: str, new_text: str) -> list[bool]:
     return mask
 
 
+@lru_cache(maxsize=4096)
+def inserted_count(old_text: str, new_text: str) -> int:
+    """How many characters of new_text the agent inserted (cached: every checkpoint of a hunk
+    asks again)."""
+    return sum(inserted_mask(old_text, new_text))
+
+
 def retention(old_text: str, new_text: str, region_text: str) -> float:
     """Share of the agent's inserted characters still present in region_text."""
-    mask = inserted_mask(old_text, new_text)
-    inserted = sum(mask)
-    if inserted == 0:
-        return 1.0
-    if region_text == new_text:
+    if region_text == new_text or inserted_count(old_text, new_text) == 0:
         return 1.0
     if not region_text:
         return 0.0
+    mask = inserted_mask(old_text, new_text)
+    inserted = sum(mask)
     by_lines = len(new_text) + len(region_text) > 2 * _CHAR_ALIGN_LIMIT
     src = _units(new_text, by_lines)
     dst = _units(region_text, by_lines)
@@ -197,7 +204,7 @@ def measure(hunks: Sequence[HunkObservation]) -> Measurement:
         if h.new_text:
             weight = max(len(h.new_text), 1)
             sim = similarity(h.new_text, h.region_text)
-            inserted = sum(inserted_mask(h.old_text, h.new_text))
+            inserted = inserted_count(h.old_text, h.new_text)
             kept = retention(h.old_text, h.new_text, h.region_text) * inserted
         else:
             # A pure deletion is intact while its old text stays away.

@@ -78,17 +78,64 @@ def _column_to_index(content: str, character: int, encoding: PositionEncoding) -
     return lo
 
 
+class _Fenwick:
+    """Prefix sums of non-negative counts with O(log n) update and search."""
+
+    __slots__ = ("_tree", "total")
+
+    def __init__(self, values: list[int]) -> None:
+        tree = [0, *values]
+        for i in range(1, len(tree)):
+            parent = i + (i & -i)
+            if parent < len(tree):
+                tree[parent] += tree[i]
+        self._tree = tree
+        self.total = sum(values)
+
+    def add(self, i: int, delta: int) -> None:
+        """Add ``delta`` to item ``i``."""
+        self.total += delta
+        tree = self._tree
+        i += 1
+        while i < len(tree):
+            tree[i] += delta
+            i += i & -i
+
+    def prefix(self, i: int) -> int:
+        """Sum of the first ``i`` items."""
+        tree = self._tree
+        total = 0
+        while i > 0:
+            total += tree[i]
+            i -= i & -i
+        return total
+
+    def search(self, target: int) -> int:
+        """The largest ``i`` with ``prefix(i) <= target``."""
+        tree = self._tree
+        pos = 0
+        step = 1 << (len(tree) - 1).bit_length()
+        while step:
+            nxt = pos + step
+            if nxt < len(tree) and tree[nxt] <= target:
+                pos = nxt
+                target -= tree[nxt]
+            step >>= 1
+        return pos
+
+
 class LineIndex:
     """A document's lines with fast offset <-> position conversion, updated per edit.
 
-    Lines (with terminators) are stored in blocks; per-block prefix sums of line and character
-    counts locate a line or an offset by bisection. An edit re-splits only the lines it
-    touches (plus one neighbour on each side, where a ``"\\r"`` and a ``"\\n"`` may join or
-    part) and rebuilds the short per-block prefix sums, so its cost does not depend on how
-    long the document is beyond the number of blocks. ASCII lines skip all encoding work.
+    Lines (with terminators) are stored in blocks of about ``block_size`` lines; Fenwick trees
+    over the per-block line and character counts locate a line or an offset in O(log blocks).
+    An edit re-splits only the lines it touches (plus one neighbour on each side, where a
+    ``"\\r"`` and a ``"\\n"`` may join or part) and updates the counts of its blocks, so its
+    cost does not grow with the document (only a block split rebuilds the trees, in
+    O(blocks)). ASCII lines skip all encoding work.
     """
 
-    def __init__(self, text: str = "", block_size: int = 256) -> None:
+    def __init__(self, text: str = "", block_size: int = 64) -> None:
         if block_size < 1:
             raise ValueError("block_size must be positive")
         self._block_size = block_size
@@ -97,8 +144,9 @@ class LineIndex:
             lines[i : i + block_size] for i in range(0, len(lines), block_size)
         ]
         self._starts: list[list[int] | None] = [None] * len(self._blocks)
-        self._line_prefix: list[int] = []
-        self._char_prefix: list[int] = []
+        self._block_chars = [sum(map(len, block)) for block in self._blocks]
+        self._lines_per_block = _Fenwick([])
+        self._chars_per_block = _Fenwick([])
         self._text: str | None = text
         self._rebuild_prefixes()
 
@@ -114,18 +162,18 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         """Number of lines; a text ending with a terminator has an empty last line."""
-        return self._line_prefix[-1]
+        return self._lines_per_block.total
 
     def __len__(self) -> int:
         """Length of the text in code points."""
-        return self._char_prefix[-1]
+        return self._chars_per_block.total
 
     def line_start(self, line: int) -> int:
         """Offset where ``line`` starts (``len(text)`` past the last line)."""
         if line >= self.line_count:
             return len(self)
         bi, j = self._locate_line(max(line, 0))
-        return self._char_prefix[bi] + self._block_starts(bi)[j]
+        return self._chars_per_block.prefix(bi) + self._block_starts(bi)[j]
 
     def line_text(self, line: int) -> str:
         """``line``'s text without its terminator ("" past the last line)."""
@@ -137,7 +185,7 @@ class LineIndex:
     def line_of(self, offset: int) -> int:
         """The line holding ``offset`` (clamped into the text)."""
         bi, j = self._locate_offset(offset)
-        return self._line_prefix[bi] + j
+        return self._lines_per_block.prefix(bi) + j
 
     def position_to_offset(
         self, line: int, character: int, encoding: PositionEncoding = PositionEncoding.UTF16
@@ -152,7 +200,7 @@ class LineIndex:
             return len(self)
         line = max(line, 0)
         bi, j = self._locate_line(line)
-        start = self._char_prefix[bi] + self._block_starts(bi)[j]
+        start = self._chars_per_block.prefix(bi) + self._block_starts(bi)[j]
         return start + _column_to_index(_content(self._blocks[bi][j]), character, encoding)
 
     def offset_to_position(
@@ -160,10 +208,10 @@ class LineIndex:
     ) -> tuple[int, int]:
         """LSP ``(line, character)`` of an offset; inside a ``"\\r\\n"`` -> the line's end."""
         bi, j = self._locate_offset(offset)
-        start = self._char_prefix[bi] + self._block_starts(bi)[j]
+        start = self._chars_per_block.prefix(bi) + self._block_starts(bi)[j]
         content = _content(self._blocks[bi][j])
         column = min(max(offset - start, 0), len(content))
-        return self._line_prefix[bi] + j, _units(content[:column], encoding)
+        return self._lines_per_block.prefix(bi) + j, _units(content[:column], encoding)
 
     # ----------------------------------------------------------------- updating
 
@@ -172,51 +220,57 @@ class LineIndex:
         total = len(self)
         if edit.end > total:
             raise ValueError(f"edit {edit} beyond text of length {total}")
-        last_line = self.line_count - 1
-        first = max(self.line_of(edit.start) - 1, 0)
-        last = min(self.line_of(edit.end) + 1, last_line)
-        window_start = self.line_start(first)
-        window = "".join(self._lines(first, last))
+        blocks = self._blocks
+        # The window: the lines holding the edit's ends, plus one neighbour on each side.
+        b0, j0 = self._locate_offset(edit.start)
+        if j0 > 0:
+            j0 -= 1
+        elif b0 > 0:
+            b0, j0 = b0 - 1, len(blocks[b0 - 1]) - 1
+        b1, j1 = self._locate_offset(edit.end)
+        if j1 + 1 < len(blocks[b1]):
+            j1 += 1
+        elif b1 + 1 < len(blocks):
+            b1, j1 = b1 + 1, 0
+        at_end = b1 == len(blocks) - 1 and j1 == len(blocks[b1]) - 1
+        window_start = self._chars_per_block.prefix(b0) + self._block_starts(b0)[j0]
+        merged = [line for block in blocks[b0 : b1 + 1] for line in block]
+        last = sum(map(len, blocks[b0:b1])) + j1
+        window = "".join(merged[j0 : last + 1])
         rel_start, rel_end = edit.start - window_start, edit.end - window_start
         new_lines = split_lines(window[:rel_start] + edit.text + window[rel_end:])
-        if last < last_line:
+        if not at_end:
             # The window ends with an untouched terminator, so its final piece is empty.
             new_lines.pop()
-        self._splice(first, last, new_lines)
+        merged[j0 : last + 1] = new_lines
+        self._replace_blocks(b0, b1, merged)
         self._text = None
 
-    def _lines(self, first: int, last: int) -> list[str]:
-        out: list[str] = []
-        bi, j = self._locate_line(first)
-        remaining = last - first + 1
-        while remaining > 0:
-            chunk = self._blocks[bi][j : j + remaining]
-            out.extend(chunk)
-            remaining -= len(chunk)
-            bi, j = bi + 1, 0
-        return out
-
-    def _splice(self, first: int, last: int, new_lines: list[str]) -> None:
-        """Replace lines ``first..last`` by ``new_lines``, re-chunking the blocks involved."""
-        b0, j0 = self._locate_line(first)
-        b1, j1 = self._locate_line(last)
-        merged = [line for block in self._blocks[b0 : b1 + 1] for line in block]
-        offset_last = sum(len(block) for block in self._blocks[b0:b1]) + j1
-        merged[j0 : offset_last + 1] = new_lines
+    def _replace_blocks(self, b0: int, b1: int, merged: list[str]) -> None:
+        """Put ``merged`` lines in place of blocks ``b0..b1``, re-chunked to size."""
         size = self._block_size
         if len(merged) <= 2 * size:
             chunks = [merged] if merged else []
         else:
             chunks = [merged[i : i + size] for i in range(0, len(merged), size)]
+        old_lines = [len(block) for block in self._blocks[b0 : b1 + 1]]
+        old_chars = self._block_chars[b0 : b1 + 1]
         self._blocks[b0 : b1 + 1] = chunks
         self._starts[b0 : b1 + 1] = [None] * len(chunks)
+        self._block_chars[b0 : b1 + 1] = [sum(map(len, chunk)) for chunk in chunks]
         if not self._blocks:  # the document always has one (maybe empty) line
-            self._blocks, self._starts = [[""]], [None]
-        self._rebuild_prefixes()
+            self._blocks, self._starts, self._block_chars = [[""]], [None], [0]
+        if len(chunks) != len(old_lines):
+            self._rebuild_prefixes()
+            return
+        for k, chunk in enumerate(chunks):
+            self._lines_per_block.add(b0 + k, len(chunk) - old_lines[k])
+            self._chars_per_block.add(b0 + k, self._block_chars[b0 + k] - old_chars[k])
 
     def _rebuild_prefixes(self) -> None:
-        self._line_prefix = list(accumulate((len(b) for b in self._blocks), initial=0))
-        self._char_prefix = list(accumulate((sum(map(len, b)) for b in self._blocks), initial=0))
+        """Per-block line and character counts; rebuilt only when blocks split or merge."""
+        self._lines_per_block = _Fenwick([len(block) for block in self._blocks])
+        self._chars_per_block = _Fenwick(self._block_chars)
 
     # ----------------------------------------------------------------- locating
 
@@ -230,16 +284,15 @@ class LineIndex:
 
     def _locate_line(self, line: int) -> tuple[int, int]:
         """Block and index within it of an existing line."""
-        bi = bisect_right(self._line_prefix, line) - 1
-        bi = min(bi, len(self._blocks) - 1)
-        return bi, line - self._line_prefix[bi]
+        bi = min(self._lines_per_block.search(line), len(self._blocks) - 1)
+        return bi, line - self._lines_per_block.prefix(bi)
 
     def _locate_offset(self, offset: int) -> tuple[int, int]:
         """Block and index of the line holding ``offset``, clamped into the text."""
         offset = min(max(offset, 0), len(self))
-        bi = min(bisect_right(self._char_prefix, offset) - 1, len(self._blocks) - 1)
+        bi = min(self._chars_per_block.search(offset), len(self._blocks) - 1)
         starts = self._block_starts(bi)
-        j = bisect_right(starts, offset - self._char_prefix[bi]) - 1
+        j = bisect_right(starts, offset - self._chars_per_block.prefix(bi)) - 1
         return bi, j
 
 

@@ -6,16 +6,25 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capture.config import Config
 from capture.errors import InputError
 from capture.files import read_text, relative_to_workspace
-from capture.hunks import LocatedHunk, locate
-from capture.model import ProposalInput, State, TestRunInput
+from capture.model import CaseResult, ProposalInput, State, TestRunInput
 from capture.store import Store
+from capture.testfiles import file_of_test_id, workspace_relative
 
-__all__ = ["proposal_payload", "record_proposal", "record_test_run"]
+if TYPE_CHECKING:
+    from capture.hunks import LocatedHunk
+
+__all__ = [
+    "failing_cases",
+    "proposal_payload",
+    "record_proposal",
+    "record_test_run",
+    "run_payload",
+]
 
 
 def proposal_payload(proposal: ProposalInput) -> str:
@@ -33,6 +42,8 @@ def record_proposal(
     raw: str | None = None,
 ) -> str:
     """Record one proposal; returns its id. Raises InputError when the file cannot be used."""
+    from capture.hunks import LocatedHunk, locate  # not needed on the test-run path
+
     path = Path(proposal.path)
     root = Path(proposal.workspace)
     relative = relative_to_workspace(path, root)
@@ -68,13 +79,51 @@ def record_proposal(
         )
 
 
-def record_test_run(store: Store, run: TestRunInput, *, now: float, raw: str | None = None) -> str:
+def record_test_run(
+    store: Store,
+    run: TestRunInput,
+    *,
+    now: float,
+    raw: str | None = None,
+    late_seconds: float | None = None,
+) -> str:
+    """Record one test run (event and domain rows in one transaction); returns its id. Failing
+    ids given without per-test results become failing results, with the file their id names
+    made relative to the workspace."""
+    if not run.cases and run.failing_ids:
+        run.cases = failing_cases(run.failing_ids, run.cwd, run.workspace)
     with store.transaction():
         store.append_event(
             "test_run",
-            raw if raw is not None else json.dumps(dataclasses.asdict(run)),
+            raw if raw is not None else run_payload(run),
             at=now,
             source=run.source,
             workspace=run.workspace,
         )
-        return store.add_test_run(run, now=now)
+        if late_seconds is None:
+            return store.add_test_run(run, now=now)
+        return store.add_test_run(run, now=now, late_seconds=late_seconds)
+
+
+def run_payload(run: TestRunInput) -> str:
+    """The event log's copy of a run; per-test results as rows (dataclasses.asdict would copy
+    each of thousands of results field by field)."""
+    data: dict[str, Any] = {
+        f.name: getattr(run, f.name) for f in dataclasses.fields(run) if f.name != "cases"
+    }
+    data["cases"] = [[c.test_id, c.outcome, c.file, c.classname, c.duration_s] for c in run.cases]
+    return json.dumps(data, separators=(",", ":"))
+
+
+def failing_cases(ids: list[str], cwd: str | None, workspace: str | None) -> list[CaseResult]:
+    base = ""
+    if cwd and workspace:
+        base = relative_to_workspace(Path(cwd), Path(workspace)) or ""
+        base = "" if base == "." else base
+    cases = []
+    for test_id in ids:
+        file = file_of_test_id(test_id)
+        cases.append(
+            CaseResult(test_id, "failed", workspace_relative(file, base) if file else None)
+        )
+    return cases

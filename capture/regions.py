@@ -18,6 +18,7 @@ __all__ = [
     "LEFT",
     "RIGHT",
     "Edit",
+    "GapRun",
     "Region",
     "RegionIndex",
     "Section",
@@ -373,7 +374,7 @@ class RegionIndex(Generic[K]):
     document's length and grows with the regions touched plus the number of blocks.
     """
 
-    def __init__(self, block_size: int = 32) -> None:
+    def __init__(self, block_size: int = 16) -> None:
         if block_size < 2:
             raise ValueError("block_size must be at least 2")
         self._block_size = block_size
@@ -458,20 +459,22 @@ class RegionIndex(Generic[K]):
                 break
             if blk.hi_max + off < a:
                 continue
-            self._apply_block(blk, edit, touched)
-            if blk.lo_max + off >= a:  # holds a region whose low end may move: reorder
+            if self._apply_block(blk, edit, touched):
                 if first_moved < 0:
                     first_moved = bi
                 last_moved = bi
         if first_moved >= 0:
-            self._reorder(first_moved, last_moved)
+            self._restore_order(first_moved, last_moved)
         return touched
 
     @staticmethod
-    def _apply_block(blk: _Block[K], edit: Edit, touched: list[K]) -> None:
+    def _apply_block(blk: _Block[K], edit: Edit, touched: list[K]) -> bool:
+        """Map the block's regions through ``edit``; True if a low end lay in the edit (only
+        those can change their order, and they are contiguous across blocks)."""
         a, b, delta = edit.start, edit.end, edit.delta
         off = blk.off
         starts, ends, keys = blk.starts, blk.ends, blk.keys
+        low_end_inside = False
         for idx in range(len(keys)):
             s = starts[idx] + off
             e = ends[idx] + off
@@ -487,18 +490,23 @@ class RegionIndex(Generic[K]):
                     touched.append(keys[idx])
             elif not (b < lo or a > hi):
                 touched.append(keys[idx])
+            low_end_inside = low_end_inside or lo >= a
             starts[idx] = map_point(s, edit, RIGHT) - off
             ends[idx] = map_point(e, edit, LEFT) - off
         blk.refresh()
+        return low_end_inside
 
-    def _reorder(self, first: int, last: int) -> None:
-        """Re-sort the entries of blocks ``first..last`` by low end, keeping block sizes."""
+    def _restore_order(self, first: int, last: int) -> None:
+        """Re-sort the entries of blocks ``first..last`` by low end if an edit disturbed
+        them, keeping block sizes (entries outside the range cannot have moved past them)."""
         blocks = self._blocks[first : last + 1]
         entries: list[tuple[int, int, int, K]] = []
         for blk in blocks:
             off = blk.off
             for key, s, e in zip(blk.keys, blk.starts, blk.ends, strict=True):
                 entries.append((min(s, e) + off, s + off, e + off, key))
+        if all(x[0] <= y[0] for x, y in zip(entries, entries[1:], strict=False)):
+            return
         entries.sort(key=_entry_lo)
         pos = 0
         for blk in blocks:

@@ -74,6 +74,7 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
             )""",
             "CREATE INDEX proposals_episode ON proposals(episode_id)",
             "CREATE INDEX proposals_workspace_outcome ON proposals(workspace_id, outcome)",
+            "CREATE INDEX proposals_workspace_path ON proposals(workspace_id, path, state)",
             "CREATE INDEX proposals_created ON proposals(created_at)",
             """CREATE TABLE hunks (
                 id INTEGER PRIMARY KEY,
@@ -142,6 +143,79 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
                 payload TEXT
             )""",
             "CREATE INDEX events_at ON events(at)",
+        ],
+    ),
+    (
+        "m002_test_runs",
+        [
+            # where the counts came from (runner, plugin/junit/summary, the JUnit file)
+            "ALTER TABLE test_runs ADD COLUMN runner TEXT",
+            "ALTER TABLE test_runs ADD COLUMN results_from TEXT",
+            "ALTER TABLE test_runs ADD COLUMN report TEXT",
+            # open: the episode was not settled when the run started; late: see capture.linking
+            "ALTER TABLE episode_test_runs ADD COLUMN link TEXT NOT NULL DEFAULT 'open'",
+            """CREATE TABLE test_results (
+                test_run_id TEXT NOT NULL REFERENCES test_runs(id),
+                idx INTEGER NOT NULL,
+                test_id TEXT NOT NULL,
+                outcome TEXT NOT NULL
+                    CHECK (outcome IN ('passed', 'failed', 'error', 'skipped')),
+                file TEXT,
+                classname TEXT,
+                duration_s REAL,
+                PRIMARY KEY (test_run_id, idx)
+            ) WITHOUT ROWID""",
+            """CREATE INDEX test_results_failing ON test_results(test_run_id)
+                WHERE outcome IN ('failed', 'error')""",
+        ],
+    ),
+    (
+        "m003_hooks",
+        [
+            # Hook payloads queued as received by the fast lane, applied in order by a
+            # detached child or the next reader (see capture.hook_inbox).
+            """CREATE TABLE hook_inbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at REAL NOT NULL,
+                agent TEXT NOT NULL,
+                event TEXT,
+                payload BLOB NOT NULL,
+                cwd TEXT,
+                env TEXT
+            )""",
+            # An agent's edit announced by a pre-tool-use hook, waiting for its post-tool-use:
+            # if none comes before the turn ends, the edit was denied and is recorded rejected.
+            """CREATE TABLE hook_pending (
+                key TEXT PRIMARY KEY,
+                agent TEXT NOT NULL,
+                session_id TEXT,
+                turn_id TEXT,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                proposal TEXT NOT NULL,
+                created_at REAL NOT NULL
+            )""",
+            "CREATE INDEX hook_pending_session ON hook_pending(agent, session_id)",
+            # What a session-start hook told about a session (Claude Code names the model only
+            # there), for the episodes of its later turns.
+            """CREATE TABLE hook_sessions (
+                agent TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                model TEXT,
+                source TEXT,
+                started_at REAL NOT NULL,
+                PRIMARY KEY (agent, session_id)
+            )""",
+            # Transcripts and histories already imported, so a second import skips them.
+            """CREATE TABLE imported_files (
+                importer TEXT NOT NULL,
+                path TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                imported_at REAL NOT NULL,
+                proposals INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (importer, path)
+            )""",
         ],
     ),
 ]

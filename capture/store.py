@@ -13,16 +13,19 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capture.errors import NotFoundError, StoreError
-from capture.hunks import Change, LocatedHunk, count_change
 from capture.ids import new_id
-from capture.model import Outcome, ProposalInput, State, TestRunInput
+from capture.linking import EpisodeTimes, episodes_to_link
+from capture.model import CaseResult, Outcome, ProposalInput, State, TestRunInput
 from capture.schema import SCHEMA_VERSION, migrate, schema_version
-from capture.windows import Window
+from capture.windows import DEFAULT_LATE, Window
 
-__all__ = ["BUSY_TIMEOUT_MS", "DueCheckpoint", "Store"]
+if TYPE_CHECKING:
+    from capture.hunks import LocatedHunk
+
+__all__ = ["BUSY_TIMEOUT_MS", "CheckpointResult", "DueCheckpoint", "Store"]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -37,6 +40,20 @@ class DueCheckpoint:
     root: str
     path: str
     is_final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointResult:
+    """What one checkpoint observed; `final` marks the last window, where the outcome sticks."""
+
+    checkpoint_id: int
+    proposal_id: str
+    window: str
+    similarity: float | None
+    retention: float | None
+    outcome: Outcome
+    reason: str
+    final: bool
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -218,6 +235,10 @@ class Store:
     ) -> str:
         """Record a proposal with its hunks, its checkpoints and the file's baseline text.
         Returns the proposal id (the existing one when dedupe_key was seen before)."""
+        # Imported here: recording a test run (capture run, the pytest plugin) has no need of
+        # the diff machinery and its start-up cost.
+        from capture.hunks import Change, count_change
+
         with self.transaction():
             if proposal.dedupe_key:
                 row = self.conn.execute(
@@ -363,6 +384,18 @@ class Store:
             "SELECT * FROM hunks WHERE proposal_id = ? ORDER BY idx", (proposal_id,)
         ).fetchall()
 
+    def hunk_rows_of(self, proposal_ids: Sequence[str]) -> dict[str, list[sqlite3.Row]]:
+        found: dict[str, list[sqlite3.Row]] = {pid: [] for pid in proposal_ids}
+        for i in range(0, len(proposal_ids), 500):
+            chunk = proposal_ids[i : i + 500]
+            for row in self.conn.execute(
+                f"SELECT * FROM hunks WHERE proposal_id IN ({','.join('?' * len(chunk))}) "
+                "ORDER BY proposal_id, idx",
+                chunk,
+            ):
+                found[row["proposal_id"]].append(row)
+        return found
+
     def live_proposals(self, workspace_id: int, path: str) -> list[sqlite3.Row]:
         """Applied proposals of a file whose tracking is not over (late check included)."""
         return self.conn.execute(
@@ -446,6 +479,49 @@ class Store:
             (observed_at, similarity, retention, outcome.value, via, checkpoint_id),
         )
 
+    def record_checkpoints(
+        self, results: Sequence[CheckpointResult], *, observed_at: float, via: str
+    ) -> None:
+        """Record observed checkpoints; a proposal shows `pending` with the provisional reason
+        until its final window, then its outcome is settled (and its episode, when complete)."""
+        if not results:
+            return
+        with self.transaction():
+            self.conn.executemany(
+                """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?,
+                   outcome = ?, via = ? WHERE id = ? AND observed_at IS NULL""",
+                [
+                    (observed_at, r.similarity, r.retention, r.outcome.value, via, r.checkpoint_id)
+                    for r in results
+                ],
+            )
+            windows = [r for r in results if r.window != "late"]
+            self.conn.executemany(
+                """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
+                   settled_at = ? WHERE id = ? AND settled_at IS NULL""",
+                [
+                    (
+                        r.outcome.value if r.final else Outcome.PENDING.value,
+                        r.reason if r.final else f"at {r.window}: {r.outcome.value}",
+                        r.similarity,
+                        r.retention,
+                        observed_at if r.final else None,
+                        r.proposal_id,
+                    )
+                    for r in windows
+                ],
+            )
+            finals = [r.proposal_id for r in windows if r.final]
+            for i in range(0, len(finals), 500):
+                chunk = finals[i : i + 500]
+                episodes = self.conn.execute(
+                    f"SELECT DISTINCT episode_id FROM proposals WHERE id IN "
+                    f"({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+                for (episode_id,) in episodes:
+                    self._settle_episode_if_done(episode_id, observed_at)
+
     def set_outcome(
         self,
         proposal_id: str,
@@ -477,9 +553,17 @@ class Store:
 
     # -- test runs -------------------------------------------------------------------------
 
-    def add_test_run(self, run: TestRunInput, *, now: float) -> str:
-        """Record a test run and link it to the episodes of its workspace it followed: those
-        with an applied proposal before the run started that are not settled yet."""
+    def add_test_run(
+        self,
+        run: TestRunInput,
+        *,
+        now: float,
+        late_seconds: float = DEFAULT_LATE.seconds,
+        link: bool = True,
+    ) -> str:
+        """Record a test run with its per-test results and link it to the episodes of its
+        workspace it is evidence for (`capture.linking.episodes_to_link`). `link=False` leaves
+        the linking to the caller (a backfill knows the run's episode)."""
         with self.transaction():
             if run.dedupe_key:
                 row = self.conn.execute(
@@ -492,7 +576,8 @@ class Store:
             self.conn.execute(
                 """INSERT INTO test_runs (id, workspace_id, command, name, cwd, source, started_at,
                    duration_s, exit_code, passed, failed, errors, skipped, failing_ids,
-                   dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   dedupe_key, runner, results_from, report)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (
                     run_id,
                     workspace_id,
@@ -509,17 +594,46 @@ class Store:
                     run.skipped,
                     json.dumps(run.failing_ids),
                     run.dedupe_key,
+                    run.runner,
+                    run.results_from,
+                    run.report,
                 ),
             )
-            if workspace_id is not None:
-                self.conn.execute(
-                    """INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id)
-                       SELECT DISTINCT e.id, ? FROM episodes e JOIN proposals p
-                       ON p.episode_id = e.id WHERE e.workspace_id = ? AND e.settled_at IS NULL
-                       AND p.applied_at IS NOT NULL AND p.applied_at <= ?""",
-                    (run_id, workspace_id, run.started_at),
-                )
+            self._insert_results(run_id, run.cases)
+            if workspace_id is not None and link:
+                self._link_test_run(run_id, workspace_id, run.started_at, late_seconds)
             return run_id
+
+    def _insert_results(self, run_id: str, cases: Sequence[CaseResult]) -> None:
+        self.conn.executemany(
+            """INSERT INTO test_results (test_run_id, idx, test_id, outcome, file, classname,
+               duration_s) VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (run_id, i, c.test_id, c.outcome, c.file, c.classname, c.duration_s)
+                for i, c in enumerate(cases)
+            ],
+        )
+
+    def _link_test_run(
+        self, run_id: str, workspace_id: int, started_at: float, late_seconds: float
+    ) -> None:
+        # Only episodes settled within the late window can still be linked: bound the scan.
+        candidates = [
+            EpisodeTimes(str(r[0]), float(r[1]), float(r[2]), r[3])
+            for r in self.conn.execute(
+                """SELECT e.id, min(p.applied_at), max(p.applied_at), e.settled_at
+                   FROM episodes e JOIN proposals p ON p.episode_id = e.id
+                   WHERE e.workspace_id = ? AND p.applied_at IS NOT NULL AND p.applied_at <= ?
+                   AND (e.settled_at IS NULL OR e.settled_at >= ?) GROUP BY e.id""",
+                (workspace_id, started_at, started_at - late_seconds),
+            )
+        ]
+        links = episodes_to_link(candidates, started_at, late_seconds)
+        self.conn.executemany(
+            """INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id, link)
+               VALUES (?, ?, ?)""",
+            [(episode_id, run_id, link) for episode_id, link in links],
+        )
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -6,13 +6,14 @@ Subcommands live in modules of their own and are imported only when run, so that
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
 
-from capture import __version__
-from capture.errors import CaptureError
+# Not `from typing import ...`: `capture hook` pays for every import made here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["COMMANDS", "main"]
 
@@ -23,6 +24,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("capture.cli.episodes_cmd", "list recorded episodes"),
     "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
     "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
+    "hook": ("capture.cli.hook_cmd", "record one agent hook payload (run by the agent)"),
+    "install": ("capture.cli.install_cmd", "wire an agent's hooks to capture"),
+    "uninstall": ("capture.cli.install_cmd", "remove capture's hooks from an agent's settings"),
+    "import": ("capture.cli.import_cmd", "backfill history from agent transcripts or git"),
+    "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
+    "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
     "collector": ("capture.cli.collector_cmd", "run the team collector and manage its tokens"),
 }
 
@@ -37,6 +44,11 @@ def _selected(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
+    from capture import __version__
+
     parser = argparse.ArgumentParser(
         prog="capture",
         description="Record what coding agents proposed, what became of it, and the tests "
@@ -45,7 +57,11 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agent-capture {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
+    # With a command selected, only its parser is built: each costs milliseconds, and
+    # `capture hook` and `capture run` are on paths where those count.
+    names = [selected] if selected is not None else list(COMMANDS)
+    for name in names:
+        module_name, help_text = COMMANDS[name]
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
         if name == selected:
             module = importlib.import_module(module_name)
@@ -56,11 +72,28 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_selected(argv))
-    args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help()
-        return 0
+    if argv[:1] == ["hook"]:
+        # The hook path runs once per agent tool call: no argparse, no error machinery.
+        from capture.cli.hook_cmd import main_fast
+
+        code = main_fast(argv)
+        if code is not None:
+            return code
+    from capture.errors import CaptureError
+
+    args: Any = None
+    if argv[:1] == ["run"]:
+        # `capture run` wraps every test command: it reads its few options itself rather
+        # than pay for argparse (help and mistakes still go through argparse below).
+        from capture.cli.run_cmd import quick_args
+
+        args = quick_args(argv[1:])
+    if args is None:
+        parser = build_parser(_selected(argv))
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help()
+            return 0
     try:
         return int(args._run(args) or 0)
     except CaptureError as exc:

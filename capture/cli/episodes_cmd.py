@@ -4,6 +4,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from typing import Any
 
 from capture.cli.context import Context
 from capture.episodes import load_episodes
@@ -41,7 +42,18 @@ def run(args: argparse.Namespace) -> int:
             e["model"] or "",
             str(len(e["proposals"])),
             ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())),
-            f"{sum(1 for r in runs if r['exit_code'] == 0)}/{len(runs)} passed" if runs else "",
+            _tests_cell(e["tests"]) if runs else "",
         )
     Console().print(table)
     return 0
+
+
+def _tests_cell(tests: dict[str, Any]) -> str:
+    first, last = tests["first_run_after"], tests["last_run_before_settling"]
+    if first and last and first["id"] != last["id"]:
+        cell = f"{first['status']} -> {last['status']}"
+    elif first:
+        cell = first["status"]
+    else:
+        cell = "no verdict"
+    return cell + (" (agent edited tests)" if tests["tests_edited_by_agent"] else "")

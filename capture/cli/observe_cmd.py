@@ -30,5 +30,7 @@ def run(args: argparse.Namespace) -> int:
         )
         settled += len(report.settled)
         checkpoints += report.checkpoints
+    # The raw event log keeps what is needed to replay recent history, not everything forever.
+    ctx.store.prune_events(now - ctx.config.event_retention_days * 86400)
     print(f"{checkpoints} checkpoint(s) observed, {settled} proposal(s) settled")
     return 0

@@ -4,6 +4,7 @@ import argparse
 import difflib
 import json
 import sys
+from typing import TextIO
 
 from capture.cli.context import Context
 from capture.episodes import load_episodes
@@ -57,6 +58,31 @@ def run(args: argparse.Namespace) -> int:
             )
     for r in episode["test_runs"]:
         counts = ", ".join(f"{r[k]} {k}" for k in ("passed", "failed", "errors", "skipped") if r[k])
-        out.write(f"\ntest run {r['started_at']}  {r['command']}  exit {r['exit_code']}")
-        out.write(f"  ({counts})\n" if counts else "\n")
+        label = f" [{r['name']}]" if r["name"] else ""
+        out.write(f"\ntest run {r['started_at']}{label}  {r['command']}  exit {r['exit_code']}")
+        out.write(f"  {r['status']}" + (f" ({counts})" if counts else ""))
+        out.write("  after settling\n" if r["link"] == "late" else "\n")
+        for test_id in r["failing_ids"][:20]:
+            out.write(f"  failed: {test_id}\n")
+        if len(r["failing_ids"]) > 20:
+            out.write(f"  ... and {len(r['failing_ids']) - 20} more\n")
+    _tests_summary(episode["tests"], out)
     return 0
+
+
+def _tests_summary(tests: dict, out: TextIO) -> None:
+    if not tests["runs"]:
+        return
+    first, last = tests["first_run_after"], tests["last_run_before_settling"]
+    out.write("\ntests: ")
+    if first and last and first["id"] != last["id"]:
+        out.write(f"{first['status']} -> {last['status']}")
+    elif first:
+        out.write(first["status"])
+    else:
+        out.write("no run with a verdict")
+    out.write(f"  ({tests['runs']} run(s))\n")
+    for test_id in tests["failing_tests_in_edited_files"]:
+        out.write(f"  failing in a file this episode edited: {test_id}\n")
+    if tests["tests_edited_by_agent"]:
+        out.write("  the agent edited test files itself: weak evidence\n")

@@ -23,7 +23,7 @@ from capture.regions import (
     track_changeset,
 )
 
-FAST = settings(max_examples=300, deadline=None)
+FAST = settings(max_examples=200, deadline=None)
 
 # ----------------------------------------------------------------------------- strategies
 
@@ -156,6 +156,8 @@ def test_text_typed_back_at_a_deletion_point_is_inside_the_region() -> None:
 
 def test_inverted_region_absorbs_insertions_at_its_boundaries() -> None:
     region = Region(7, 3)  # span (3, 7) after a whole replacement
+    assert track(region, Edit(7, 7, "Z")).span() == (3, 8)  # so it is not "outside"
+    assert track(region, Edit(3, 3, "Z")).span() == (3, 8)
     assert not is_outside(region, Edit(7, 7, "Z"))
     assert not is_outside(region, Edit(3, 3, "Z"))
     assert is_outside(region, Edit(8, 8, "Z"))
@@ -198,14 +200,14 @@ def test_map_point_is_monotone_and_left_never_passes_right(data: st.DataObject) 
 # ----------------------------------------------------------------------------- changesets
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(text_and_edits())
 def test_compose_applies_like_the_edits_in_turn(case: tuple[str, list[Edit]]) -> None:
     text, edits = case
     assert apply_changeset(text, compose(text, edits)) == apply_all(text, edits)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(text_and_edits())
 def test_compose_gives_sorted_sections_with_untouched_text_between(
     case: tuple[str, list[Edit]],
@@ -219,7 +221,7 @@ def test_compose_gives_sorted_sections_with_untouched_text_between(
         assert left.end < right.start
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_track_changeset_equals_track_all_for_any_region(data: st.DataObject) -> None:
     text, edits = data.draw(text_and_edits())
@@ -318,7 +320,7 @@ def index_scenario(draw: st.DrawFn) -> tuple[int, list[Region], list[Edit], int]
     return length, regions, edits, draw(st.integers(2, 5))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(index_scenario())
 def test_region_index_matches_per_region_tracking(
     case: tuple[int, list[Region], list[Edit], int],
@@ -351,7 +353,8 @@ def test_region_index_survives_adds_and_removes_between_edits(
         index.add(key, region)
         expected[key] = region
     for n, edit in enumerate(edits):
-        if expected and data.draw(st.booleans()):
+        drop = data.draw(st.booleans())
+        if expected and drop:
             key = data.draw(st.sampled_from(sorted(expected)))
             index.remove(key)
             del expected[key]

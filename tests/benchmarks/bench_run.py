@@ -1,0 +1,153 @@
+"""What `capture run -- true` adds to `true`: a fresh `python -m capture run` process per
+call, which starts `true` through its output channels, waits for it, then records the run (the
+configured report paths looked at, one write transaction, the run linked to the open episodes
+of the workspace).
+
+The database already holds `--history` earlier runs and `--episodes` open episodes of the
+workspace, so linking has something to look at. Peers, measured in the same run and interleaved
+with the wrapped calls: `true` itself (the budget is +80 ms over it), and the same interpreter
+running `-c pass`, and the same interpreter importing the stdlib modules the wrapper needs (the
+floor any Python wrapper of this design pays).
+
+    python tests/benchmarks/bench_run.py [--runs N] [--history N] [--episodes N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+BUDGET_MS = 80.0
+
+#: what any Python wrapper of this design pays at the least: the interpreter and the stdlib
+#: modules the runner and the store use
+FLOOR = "import dataclasses, enum, json, pathlib, select, signal, sqlite3, typing"
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user+system) of one run of `cmd`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0 or proc.stderr:
+        raise SystemExit(f"{cmd} failed: {proc.returncode} {proc.stderr!r}")
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
+
+
+def seed(home: Path, ws: Path, episodes: int, history: int) -> None:
+    """Open episodes (one applied proposal each) and earlier runs in the workspace."""
+    os.environ["CAPTURE_HOME"] = str(home)
+    os.environ["CAPTURE_WINDOWS"] = "10m"
+    from capture.config import load_config
+    from capture.model import HunkInput, ProposalInput, TestRunInput
+    from capture.recorder import record_proposal, record_test_run
+    from capture.store import Store
+
+    config = load_config()
+    now = time.time()
+    with Store.open(config.paths.db) as store:
+        for i in range(episodes):
+            path = ws / f"mod{i}.py"
+            path.write_text(f"def f{i}():\n    return {i}\n")
+            proposal = ProposalInput(
+                path=str(path),
+                workspace=str(ws),
+                agent="claude-code",
+                hunks=[HunkInput("", f"    return {i}\n")],
+                session_id="s",
+                turn_id=f"t{i}",
+            )
+            record_proposal(store, config, proposal, now=now - 300 + i)
+        for i in range(history):
+            run = TestRunInput(
+                command="pytest -q",
+                source="wrapper",
+                started_at=now - 200 + i * 0.1,
+                workspace=str(ws),
+                duration_s=1.0,
+                exit_code=i % 2,
+                passed=10,
+                failed=i % 2,
+                errors=0,
+                skipped=0,
+            )
+            record_test_run(store, run, now=run.started_at + 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--history", type=int, default=300)
+    parser.add_argument("--episodes", type=int, default=20)
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-run-"))
+    try:
+        ws = tmp / "project"
+        ws.mkdir()
+        subprocess.run(["git", "init", "-q", str(ws)], check=True)
+        home = tmp / "home"
+        seed(home, ws, args.episodes, args.history)
+        # as installed: bytecode compiled once (pip does this at install time)
+        compileall.compile_dir(ROOT / "capture", quiet=1)
+        env = dict(os.environ)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.update(CAPTURE_HOME=str(home), CAPTURE_WINDOWS="10m", PYTHONPATH=str(ROOT))
+        true = shutil.which("true") or "/bin/true"
+        peers = {
+            "`true`": [true],
+            "`python -c pass`": [sys.executable, "-c", "pass"],
+            "stdlib floor": [sys.executable, "-c", FLOOR],
+            "`capture run -- true`": [sys.executable, "-m", "capture", "run", "--", true],
+        }
+        for cmd in peers.values():  # warm caches (and the schema) before measuring
+            timed(cmd, env, ws)
+        walls: dict[str, list[float]] = {name: [] for name in peers}
+        cpus: dict[str, list[float]] = {name: [] for name in peers}
+        for _ in range(args.runs):
+            for name, cmd in peers.items():
+                wall, cpu = timed(cmd, env, ws)
+                walls[name].append(wall * 1000)
+                cpus[name].append(cpu * 1000)
+        med = {name: statistics.median(v) for name, v in walls.items()}
+        cpu_med = {name: statistics.median(v) for name, v in cpus.items()}
+        base = med["`true`"]
+        print(
+            f"\n{args.runs} interleaved runs each; {args.history} earlier runs and "
+            f"{args.episodes} open episodes in the workspace; Python "
+            f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, load "
+            f"{os.getloadavg()[0]:.1f}\n"
+        )
+        print("| command | median wall (ms) | median CPU (ms) | added to `true` (ms) |")
+        print("|---|---:|---:|---:|")
+        for name in peers:
+            added = "" if name == "`true`" else f"{med[name] - base:.1f}"
+            print(f"| {name} | {med[name]:.1f} | {cpu_med[name]:.1f} | {added} |")
+        added = med["`capture run -- true`"] - base
+        verdict = "within" if added <= BUDGET_MS else "OVER"
+        print(
+            f"\n`capture run` adds {added:.1f} ms to `true` (budget {BUDGET_MS:.0f} ms: "
+            f"{verdict}); {med['`capture run -- true`'] / med['`python -c pass`']:.2f}x "
+            f"a bare interpreter start."
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

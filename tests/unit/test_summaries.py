@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from capture.summaries import parse_summary
+
+PYTEST = """\
+tests/test_a.py .F.s                                                     [100%]
+=========================== short test summary info ============================
+FAILED tests/test_a.py::test_two - assert 1 == 2
+ERROR tests/test_b.py::test_setup - RuntimeError
+============ 1 failed, 2 passed, 1 skipped, 1 error in 0.12s ============
+"""
+
+
+def test_pytest() -> None:
+    counts = parse_summary(PYTEST)
+    assert counts is not None and counts.runner == "pytest"
+    assert (counts.passed, counts.failed, counts.errors, counts.skipped) == (2, 1, 1, 1)
+    assert counts.failing_ids == ["tests/test_a.py::test_two", "tests/test_b.py::test_setup"]
+
+
+def test_pytest_quiet_and_colour() -> None:
+    counts = parse_summary("\x1b[32m5 passed\x1b[0m\x1b[32m in 0.03s\x1b[0m\n")
+    assert counts is not None and counts.passed == 5 and counts.failed == 0
+    counts = parse_summary("=== no tests ran in 0.01s ===\n")
+    assert counts is not None and counts.total == 0
+
+
+def test_jest() -> None:
+    out = (
+        "  ● math › adds\n\n    expect(received).toBe(expected)\n\n"
+        "Test Suites: 1 failed, 1 passed, 2 total\n"
+        "Tests:       1 failed, 1 skipped, 4 passed, 6 total\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "jest"
+    assert (counts.passed, counts.failed, counts.skipped) == (4, 1, 1)
+    assert counts.failing_ids == ["math › adds"]
+
+
+def test_vitest() -> None:
+    out = (
+        " FAIL  src/a.test.ts > sum > adds\n Test Files  1 failed (1)\n"
+        "      Tests  1 failed | 3 passed | 1 skipped (5)\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "vitest"
+    assert (counts.passed, counts.failed, counts.skipped) == (3, 1, 1)
+    assert counts.failing_ids == ["src/a.test.ts > sum > adds"]
+
+
+def test_cargo_sums_binaries() -> None:
+    out = (
+        "test tests::a ... ok\ntest tests::b ... FAILED\n"
+        "test result: FAILED. 3 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out\n"
+        "test result: ok. 4 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "cargo"
+    assert (counts.passed, counts.failed, counts.skipped) == (7, 1, 2)
+    assert counts.failing_ids == ["tests::b"]
+
+
+def test_nextest() -> None:
+    out = (
+        "    FAIL [   0.003s] crate::tests::b\n"
+        "     Summary [   0.010s] 5 tests run: 4 passed, 1 failed, 2 skipped\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "nextest"
+    assert (counts.passed, counts.failed, counts.skipped) == (4, 1, 2)
+
+
+def test_go() -> None:
+    out = (
+        "=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\n"
+        "--- SKIP: TestC (0.00s)\nFAIL\nFAIL\texample.com/m\t0.002s\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "go"
+    assert (counts.passed, counts.failed, counts.skipped) == (1, 1, 1)
+    assert counts.failing_ids == ["TestB"]
+
+
+def test_go_package_that_does_not_build() -> None:
+    out = (
+        "# example.com/m/broken [example.com/m/broken.test]\n"
+        'broken/b.go:3:23: cannot use "s" (untyped string constant) as int value\n'
+        "FAIL\texample.com/m/broken [build failed]\n"
+        "--- FAIL: TestAddWrong (0.00s)\n    calc_test.go:13: Add(1, 2) = 3, want 4\n"
+        "FAIL\nFAIL\texample.com/m/calc\t0.003s\nFAIL\n"
+    )
+    counts = parse_summary(out)
+    assert counts is not None and counts.runner == "go"
+    assert (counts.passed, counts.failed, counts.errors) == (0, 1, 1)
+    assert counts.failing_ids == ["example.com/m/broken", "TestAddWrong"]
+    only_broken = parse_summary("FAIL\texample.com/m/broken [setup failed]\nFAIL\n")
+    assert only_broken is not None and only_broken.errors == 1
+
+
+def test_mocha() -> None:
+    counts = parse_summary("  12 passing (30ms)\n  2 failing\n  1 pending\n")
+    assert counts is not None and (counts.passed, counts.failed, counts.skipped) == (12, 2, 1)
+
+
+def test_unknown_output() -> None:
+    assert parse_summary("hello world\nall good\n") is None
+    assert parse_summary("") is None
