@@ -8,7 +8,6 @@ import random
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,7 +15,6 @@ import pytest
 
 from tests.collector.conftest import StartCollector
 from tests.collector.support import (
-    Collector,
     batch_body,
     item,
     make_episode,
@@ -49,14 +47,14 @@ def send_until_answered(
 
 
 def test_kill_9_while_a_batch_is_half_written_then_retry_stores_each_once(
-    pg_url: str, tmp_path: Path
+    pg_url: str, start_collector: StartCollector
 ) -> None:
     """PostgreSQL, deterministic: the collector has written the batch's ledger rows and waits
     (on a lock this test holds) to write the rest of the same transaction when it is killed."""
     import psycopg
 
     token = make_token(pg_url, "crash", "ingest")
-    collector = Collector(pg_url, tmp_path / "home").start()
+    collector = start_collector(pg_url)
     batch = [item(make_episode(f"k{i:03d}")) for i in range(300)]
     outcome: dict[str, Any] = {}
 
@@ -73,7 +71,7 @@ def test_kill_9_while_a_batch_is_half_written_then_retry_stores_each_once(
 
     with psycopg.connect(pg_url) as blocker:
         blocker.execute("LOCK TABLE episodes IN SHARE ROW EXCLUSIVE MODE")
-        client = threading.Thread(target=upload)
+        client = threading.Thread(target=upload, daemon=True)
         client.start()
         deadline = time.monotonic() + 20
         while True:
@@ -101,22 +99,19 @@ def test_kill_9_while_a_batch_is_half_written_then_retry_stores_each_once(
         blocker.rollback()
     assert "error" in outcome, "the client should have seen the connection die"
 
-    restarted = Collector(pg_url, tmp_path / "home").start()
-    try:
-        results = send_until_answered(lambda: restarted.url, token, batch, time.monotonic() + 30)
-    finally:
-        restarted.stop()
+    restarted = start_collector(pg_url)
+    results = send_until_answered(lambda: restarted.url, token, batch, time.monotonic() + 30)
     assert Counter(r["status"] for r in results) == {"accepted": 300}
     assert stored_keys(pg_url, "crash") == Counter((b["id"], 1) for b in batch)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_kill_9_at_random_moments_under_load_loses_and_duplicates_nothing(
-    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+    backend: str, request: pytest.FixtureRequest, start_collector: StartCollector
 ) -> None:
     db = request.getfixturevalue("sqlite_url" if backend == "sqlite" else "pg_url")
     token = make_token(db, "chaos", "ingest")
-    state: dict[str, Any] = {"collector": Collector(db, tmp_path / "home").start()}
+    state: dict[str, Any] = {"collector": start_collector(db)}
     batches = [
         [item(make_episode(f"b{b:02d}e{i:03d}", level="full")) for i in range(200)]
         for b in range(10)
@@ -132,7 +127,7 @@ def test_kill_9_at_random_moments_under_load_loses_and_duplicates_nothing(
             )
         done.set()
 
-    thread = threading.Thread(target=uploader)
+    thread = threading.Thread(target=uploader, daemon=True)
     thread.start()
     rng = random.Random(7)
     kills = 0
@@ -142,9 +137,8 @@ def test_kill_9_at_random_moments_under_load_loses_and_duplicates_nothing(
             break
         state["collector"].kill9()
         kills += 1
-        state["collector"] = Collector(db, tmp_path / "home").start()
+        state["collector"] = start_collector(db)
     thread.join(timeout=120)
-    state["collector"].stop()
     assert kills >= 2, "the uploads finished before the collector could be killed twice"
     expected = Counter((e["id"], 1) for batch in batches for e in batch)
     assert stored_keys(db, "chaos") == expected  # each exactly once
@@ -190,7 +184,7 @@ def test_two_collectors_on_one_database_store_each_episode_once(
                 with lock:
                     results.extend(r.json()["results"])
 
-    threads = [threading.Thread(target=client, args=(c,)) for c in range(4)]
+    threads = [threading.Thread(target=client, args=(c,), daemon=True) for c in range(4)]
     for t in threads:
         t.start()
     for t in threads:
