@@ -67,7 +67,9 @@ class ExportFormat(StrEnum):
     parquet = "parquet"
 
 
-def _error_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
+def _error_response(
+    status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Response:
     return JSONResponse(body, status_code=status, headers=headers)
 
 

@@ -211,6 +211,7 @@ class Collector:
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
+                self.kill9()
                 raise RuntimeError("collector never became healthy")
             time.sleep(0.05)
 
