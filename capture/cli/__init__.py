@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("capture.cli.episodes_cmd", "list recorded episodes"),
     "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
     "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
+    "serve": ("capture.cli.serve_cmd", "run the LSP sidecar an editor starts (stdio, or --tcp)"),
+    "demo": ("capture.cli.demo_cmd", "run a scripted editor session against a real server"),
 }
 
 
