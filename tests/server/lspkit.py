@@ -17,6 +17,7 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
 from capture.positions import LineIndex, PositionEncoding
+from capture.regions import Edit
 from tests.conftest import capture_env
 
 SERVER = [sys.executable, "-m", "capture", "serve"]
@@ -73,10 +74,13 @@ class Editor:
         self.encoding = encoding
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
+        self._index: dict[str, LineIndex] = {}
 
     def open(self, path: Path, text: str | None = None) -> str:
         uri = path.as_uri()
-        text = path.read_text() if text is None else text
+        if text is None:
+            with path.open(newline="") as fh:  # the file's own line ends, CRLF included
+                text = fh.read()
         self.texts[uri] = text
         self.versions[uri] = 1
         self.client.text_document_did_open(
@@ -87,7 +91,10 @@ class Editor:
         return uri
 
     def position(self, uri: str, offset: int) -> types.Position:
-        line, character = LineIndex(self.texts[uri]).offset_to_position(offset, self.encoding)
+        index = self._index.get(uri)
+        if index is None:
+            index = self._index[uri] = LineIndex(self.texts[uri])
+        line, character = index.offset_to_position(offset, self.encoding)
         return types.Position(line=line, character=character)
 
     def range(self, uri: str, start: int, end: int) -> types.Range:
@@ -100,6 +107,8 @@ class Editor:
         )
         text = self.texts[uri]
         self.texts[uri] = text[:start] + new_text + text[end:]
+        if uri in self._index:
+            self._index[uri].update(Edit(start, end, new_text))
         self.versions[uri] += 1
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
