@@ -65,9 +65,14 @@ _EXPECTED = (ParamsError, BadParams)
 class CaptureProtocol(LanguageServerProtocol):
     _server: CaptureServer
 
-    def _execute_handler(  # type: ignore[no-untyped-def]
-        self, msg_id, handler, callback, args=None, kwargs=None
-    ):
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Any,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
         futures = self._request_futures
 
         def done(future: Any, _id: Any = msg_id, _callback: Any = callback) -> None:
@@ -76,7 +81,7 @@ class CaptureProtocol(LanguageServerProtocol):
                 del futures[_id]
             _callback(future)
 
-        return super()._execute_handler(msg_id, handler, done, args, kwargs)
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     def dispatch(self, body: bytes) -> None:
         """Handle one message body from the wire; nothing raised escapes."""
@@ -118,7 +123,7 @@ class CaptureProtocol(LanguageServerProtocol):
             server.bad_messages += 1
             log.warning("ignored a malformed %s message: %s", str(method)[:100], exc)
             msg_id = data.get("id")
-            if isinstance(method, str) and type(msg_id) in (int, str):
+            if isinstance(method, str) and isinstance(msg_id, int | str):
                 error = exc if isinstance(exc, JsonRpcInvalidParams) else JsonRpcInternalError()
                 self._send_response(msg_id, error=error.to_response_error())
             return
@@ -281,14 +286,14 @@ def _noop(*args: Any) -> None:
 
 
 def _function(method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args):  # type: ignore[no-untyped-def]
+    def call(*args):  # unannotated: pygls reads the signature of what it registers
         return method(*args)
 
     return call
 
 
 def _coroutine(method: Callable[..., Any]) -> Callable[..., Any]:
-    async def call(*args):  # type: ignore[no-untyped-def]
+    async def call(*args):  # unannotated: pygls reads the signature of what it registers
         return await method(*args)
 
     return call
@@ -449,7 +454,7 @@ async def _run_tcp(
             writer.close()
             return
         busy = True
-        server.protocol.set_writer(writer)  # type: ignore[arg-type]
+        server.protocol.set_writer(writer)
         frames = FrameReader()
         try:
             while not server.exited.is_set():

@@ -102,7 +102,9 @@ async def test_crlf_line_ends(tmp_path: Path, capture_home: Path) -> None:
 
 
 async def test_a_20000_line_document(tmp_path: Path, capture_home: Path) -> None:
-    text = "".join(f"value_{i} = compute({i}, 'padding to a realistic width')\n" for i in range(20_000))
+    text = "".join(
+        f"value_{i} = compute({i}, 'padding to a realistic width')\n" for i in range(20_000)
+    )
     root = project(tmp_path, "big.py", text)
     old = "value_15000 = compute(15000, 'padding to a realistic width')\n"
     new = "value_15000 = cached(15000)\nassert value_15000 is not None\n"
