@@ -49,7 +49,7 @@ def setup_logging(
     root_level = min(
         logging.getLevelName(level.upper()), logging.getLevelName(stderr_level.upper())
     )
-    for name in ("server", "capture"):
+    for name in ("server", "capture", "asyncio", "watchdog"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [queue_handler]
         logger.setLevel(root_level)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import datetime
 from functools import partial
@@ -42,6 +43,10 @@ def _today(since: float, store: Store) -> dict[str, Any]:
 class Stats(Feature):
     server: CaptureServer
 
+    def __init__(self, server: CaptureServer) -> None:
+        super().__init__(server)
+        self._query: asyncio.Future[dict[str, Any]] | None = None
+
     def commands(self) -> dict[str, CommandHandler]:
         return {STATS_COMMAND: self.stats}
 
@@ -49,7 +54,11 @@ class Stats(Feature):
         # pygls inspects a command's signature to convert its arguments: none are taken.
         now = time.time()
         since = _midnight(now)
-        today = await self.server.writer.submit(partial(_today, since), "capture.stats")
+        # A status bar may ask faster than the store answers: requests arriving while a query
+        # is queued share it, so a burst of them costs one query, not a backlog.
+        if self._query is None or self._query.done():
+            self._query = self.server.writer.submit(partial(_today, since), "capture.stats")
+        today = await asyncio.shield(self._query)
         outcomes = today["outcomes"]
         settled = sum(outcomes[o] for o in ("kept", "edited", "undone", "rejected", "lost"))
         passed, failed = today["runs"][1], today["runs"][2]
