@@ -30,7 +30,13 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
+)
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
@@ -220,6 +226,12 @@ class CaptureServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls would send window/showMessage; errors belong in the log, not the editor.
+        if source is FeatureRequestError or isinstance(
+            error, JsonRpcMethodNotFound | JsonRpcInvalidParams | JsonRpcInvalidRequest
+        ):
+            self.bad_messages += 1  # the client got an error response; nothing broke here
+            log.warning("%s", error)
+            return
         self.errors += 1
         log.error("%s: %s", getattr(source, "__name__", source), error)
 

@@ -26,9 +26,7 @@ def test_emacs_eglot_session(tmp_path: Path, capture_home: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     for name in ("kept.py", "edited.py", "undone.py"):
         (root / name).write_text(ORIGINAL)
-    env = capture_env(
-        capture_home, CAPTURE_TEST_ROOT=str(root), CAPTURE_TEST_PYTHON=sys.executable
-    )
+    env = capture_env(capture_home, CAPTURE_TEST_ROOT=str(root), CAPTURE_TEST_PYTHON=sys.executable)
     result = subprocess.run(
         [
             EMACS or "emacs",

@@ -130,7 +130,9 @@ def test_diff_applies_and_has_changeset_shape(case: tuple[str, str]) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(old_and_new(), st.data())
-def test_regions_outside_every_edit_keep_their_text(case: tuple[str, str], data: st.DataObject) -> None:
+def test_regions_outside_every_edit_keep_their_text(
+    case: tuple[str, str], data: st.DataObject
+) -> None:
     old, new = case
     changeset = diff_edits(old, new)
     lo = data.draw(st.integers(0, len(old)))
