@@ -199,7 +199,6 @@ class CaptureServer(LanguageServer):
             self.config.paths.db, loop, self.proposals.picked_up, self.proposals.known
         )
         self.pickup.start()
-        self.checkpoints.start()
 
     async def close(self) -> None:
         """Write what the editor's buffers hold, stop the features, commit, stop the threads."""

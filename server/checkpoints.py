@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 #: Even with nothing due, look at the store this often (other processes schedule checkpoints).
 RECHECK = 30.0
+#: After ``initialized``, wait this long before measuring overdue checkpoints: a restarted
+#: server hears the editor reopen its buffers first, so unsaved text is not judged from disk.
+STARTUP_GRACE = 1.0
 
 
 class Checkpoints(Feature):
@@ -39,11 +42,13 @@ class Checkpoints(Feature):
         self._armed_for = float("inf")
         self._running = False
         self._wanted = float("inf")
+        self._not_before = float("inf")  # nothing fires before the client is initialized
         self.observed = 0
         self.settled = 0
 
     def start(self) -> None:
-        self.schedule(time.time())
+        self._not_before = time.time() + STARTUP_GRACE
+        self.schedule(self._not_before)
 
     def stop(self) -> None:
         if self._handle is not None:
@@ -52,9 +57,12 @@ class Checkpoints(Feature):
 
     def schedule(self, due_at: float) -> None:
         """Make sure the timer fires by ``due_at``."""
-        if self._running:
+        if self._running or self._not_before == float("inf"):
             self._wanted = min(self._wanted, due_at)
             return
+        if due_at < self._not_before:
+            self._wanted = min(self._wanted, due_at)
+            due_at = self._not_before
         if self._handle is not None and due_at >= self._armed_for:
             return
         if self._handle is not None:
