@@ -30,6 +30,8 @@ class Config:
     late: Window = DEFAULT_LATE
     episode_gap: float = DEFAULT_EPISODE_GAP
     event_retention_days: float = 30.0
+    #: the user's own test command patterns (regular expressions), see capture.testcommands
+    test_commands: tuple[str, ...] = ()
     #: Globs (relative to the workspace) where JUnit XML reports appear; None: the defaults
     #: in capture.reports.
     junit_reports: tuple[str, ...] | None = None
@@ -40,17 +42,21 @@ class Config:
 
 
 def _read_toml(path: Path) -> dict[str, object]:
-    if not path.is_file():  # most installs have none: skip the parser's import
-        return {}
-    import tomllib
-
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        fh = path.open("rb")
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+    except OSError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+    # imported only now: the hook path loads the config on every agent tool call, mostly with
+    # no config file at all
+    import tomllib
+
+    with fh:
+        try:
+            return tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
 
 
 def load_config(env: dict[str, str] | None = None) -> Config:
@@ -87,5 +93,19 @@ def load_config(env: dict[str, str] | None = None) -> Config:
         late=late,
         episode_gap=gap,
         event_retention_days=retention,
+        test_commands=_patterns(section.get("test_commands", []), paths.config_file),
         junit_reports=junit,
     )
+
+
+def _patterns(value: object, path: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: test_commands must be a list of regular expressions")
+    import re
+
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"{path}: test_commands: {pattern!r}: {exc}") from None
+    return tuple(value)

@@ -18,6 +18,6 @@ def new_id(now: float) -> str:
     ms = int(now * 1000)
     _sequence = (_sequence + 1) % 4096 if ms == _last_ms else 0
     _last_ms = ms
-    # os.urandom, not secrets: the same randomness without importing hmac and hashlib, which
-    # the hook and `capture run` paths would pay for at every start.
-    return f"{ms:011x}{_sequence:03x}{int.from_bytes(os.urandom(3), 'big'):06x}"
+    # os.urandom rather than secrets: the hook path pays for every import.
+    random = int.from_bytes(os.urandom(3), "big")
+    return f"{ms:011x}{_sequence:03x}{random:06x}"

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from capture.locations import capture_dirs
+
 __all__ = ["Paths", "resolve_paths"]
 
 
@@ -28,22 +30,7 @@ class Paths:
         return self.state_dir / "log"
 
 
-def _xdg(env: dict[str, str], var: str, fallback: str) -> Path:
-    value = env.get(var)
-    if value and os.path.isabs(value):
-        return Path(value)
-    return Path(env.get("HOME") or Path.home()) / fallback
-
-
 def resolve_paths(env: dict[str, str] | None = None) -> Paths:
     """CAPTURE_HOME wins so that tests and scripts can isolate a whole installation."""
-    env = dict(os.environ) if env is None else env
-    home = env.get("CAPTURE_HOME")
-    if home:
-        root = Path(home).expanduser()
-        return Paths(data_dir=root / "data", config_dir=root / "config", state_dir=root / "state")
-    return Paths(
-        data_dir=_xdg(env, "XDG_DATA_HOME", ".local/share") / "capture",
-        config_dir=_xdg(env, "XDG_CONFIG_HOME", ".config") / "capture",
-        state_dir=_xdg(env, "XDG_STATE_HOME", ".local/state") / "capture",
-    )
+    data, config, state = capture_dirs(dict(os.environ) if env is None else env)
+    return Paths(data_dir=Path(data), config_dir=Path(config), state_dir=Path(state))

@@ -17,8 +17,17 @@ __all__ = ["SCHEMA_VERSION", "migrate"]
 
 MIGRATION_SET = "capture"
 
-# Each entry: (name, list of SQL statements). Append only: never edit a released migration.
-_MIGRATIONS: list[tuple[str, list[str]]] = [
+
+def _report_statements() -> list[str]:
+    # Imported when the migration runs only: every hook call imports this module.
+    from capture.rollups import rollup_statements
+
+    return rollup_statements()
+
+
+# Each entry: (name, list of SQL statements, or a function returning them when the migration
+# runs). Append only: never edit a released migration.
+_MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
     (
         "m001_initial",
         [
@@ -169,14 +178,67 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
                 WHERE outcome IN ('failed', 'error')""",
         ],
     ),
+    (
+        "m003_hooks",
+        [
+            # Hook payloads queued as received by the fast lane, applied in order by a
+            # detached child or the next reader (see capture.hook_inbox).
+            """CREATE TABLE hook_inbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at REAL NOT NULL,
+                agent TEXT NOT NULL,
+                event TEXT,
+                payload BLOB NOT NULL,
+                cwd TEXT,
+                env TEXT
+            )""",
+            # An agent's edit announced by a pre-tool-use hook, waiting for its post-tool-use:
+            # if none comes before the turn ends, the edit was denied and is recorded rejected.
+            """CREATE TABLE hook_pending (
+                key TEXT PRIMARY KEY,
+                agent TEXT NOT NULL,
+                session_id TEXT,
+                turn_id TEXT,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                proposal TEXT NOT NULL,
+                created_at REAL NOT NULL
+            )""",
+            "CREATE INDEX hook_pending_session ON hook_pending(agent, session_id)",
+            # What a session-start hook told about a session (Claude Code names the model only
+            # there), for the episodes of its later turns.
+            """CREATE TABLE hook_sessions (
+                agent TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                model TEXT,
+                source TEXT,
+                started_at REAL NOT NULL,
+                PRIMARY KEY (agent, session_id)
+            )""",
+            # Transcripts and histories already imported, so a second import skips them.
+            """CREATE TABLE imported_files (
+                importer TEXT NOT NULL,
+                path TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                imported_at REAL NOT NULL,
+                proposals INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (importer, path)
+            )""",
+        ],
+    ),
+    # Rollups for `capture report` (kept by triggers) and the indexes its raw queries use.
+    ("m006_report", _report_statements),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
-def _statements_migration(statements: list[str]) -> Callable[[Any], None]:
+def _statements_migration(
+    statements: list[str] | Callable[[], list[str]],
+) -> Callable[[Any], None]:
     def apply(db: Any) -> None:
-        for sql in statements:
+        for sql in statements() if callable(statements) else statements:
             db.execute(sql)
 
     return apply

@@ -554,10 +554,16 @@ class Store:
     # -- test runs -------------------------------------------------------------------------
 
     def add_test_run(
-        self, run: TestRunInput, *, now: float, late_seconds: float = DEFAULT_LATE.seconds
+        self,
+        run: TestRunInput,
+        *,
+        now: float,
+        late_seconds: float = DEFAULT_LATE.seconds,
+        link: bool = True,
     ) -> str:
         """Record a test run with its per-test results and link it to the episodes of its
-        workspace it is evidence for (`capture.linking.episodes_to_link`)."""
+        workspace it is evidence for (`capture.linking.episodes_to_link`). `link=False` leaves
+        the linking to the caller (a backfill knows the run's episode)."""
         with self.transaction():
             if run.dedupe_key:
                 row = self.conn.execute(
@@ -594,7 +600,7 @@ class Store:
                 ),
             )
             self._insert_results(run_id, run.cases)
-            if workspace_id is not None:
+            if workspace_id is not None and link:
                 self._link_test_run(run_id, workspace_id, run.started_at, late_seconds)
             return run_id
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FORMATS = ROOT.parent / "shared" / "agent-formats"
+FORMATS = ROOT / "tests" / "fixtures" / "agent-formats"
 
 
 def capture_env(home: Path, **extra: str) -> dict[str, str]:
@@ -66,6 +66,7 @@ def run_capture(capture_home: Path) -> RunCapture:
             raise AssertionError(f"capture {args} failed: {result.stderr}")
         return result
 
+    run.home = capture_home  # type: ignore[attr-defined]
     return run
 
 

@@ -6,16 +6,14 @@ Subcommands live in modules of their own and are imported only when run, so that
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from capture import __version__
-from capture.errors import CaptureError
-
+# Not `from typing import ...`: `capture hook` pays for every import made here.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["COMMANDS", "main"]
 
@@ -26,8 +24,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "episodes": ("capture.cli.episodes_cmd", "list recorded episodes"),
     "show": ("capture.cli.show_cmd", "show one episode: its proposals, checkpoints and runs"),
     "doctor": ("capture.cli.doctor_cmd", "paths, database health, versions, what is wired up"),
+    "hook": ("capture.cli.hook_cmd", "record one agent hook payload (run by the agent)"),
+    "install": ("capture.cli.install_cmd", "wire an agent's hooks to capture"),
+    "uninstall": ("capture.cli.install_cmd", "remove capture's hooks from an agent's settings"),
+    "import": ("capture.cli.import_cmd", "backfill history from agent transcripts or git"),
     "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
     "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
+    "report": ("capture.cli.report_cmd", "personal statistics: outcomes, retention, tests"),
 }
 
 
@@ -42,6 +45,9 @@ def _selected(argv: Sequence[str]) -> str | None:
 
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
     import argparse
+    import importlib
+
+    from capture import __version__
 
     parser = argparse.ArgumentParser(
         prog="capture",
@@ -66,6 +72,15 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:
+        # The hook path runs once per agent tool call: no argparse, no error machinery.
+        from capture.cli.hook_cmd import main_fast
+
+        code = main_fast(argv)
+        if code is not None:
+            return code
+    from capture.errors import CaptureError
+
     args: Any = None
     if argv[:1] == ["run"]:
         # `capture run` wraps every test command: it reads its few options itself rather

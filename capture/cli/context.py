@@ -18,7 +18,14 @@ class Context:
 
     @cached_property
     def store(self) -> Store:
-        return Store.open(self.config.paths.db)
+        store = Store.open(self.config.paths.db)
+        # Hook payloads still queued by the fast lane are applied first, so that what a
+        # command reads includes every hook call that already returned to its agent.
+        from capture.hook_ingest import drain, queued
+
+        if queued(store):
+            drain(store, self.config)
+        return store
 
     @staticmethod
     def now() -> float:

@@ -1,0 +1,205 @@
+"""`capture hook <agent>`: record one hook payload. Runs inside the agent's loop, once per tool
+call, in a fresh interpreter: it imports only what it needs, always exits 0, prints nothing
+unless the agent's protocol asks for an answer, and logs what it could not use."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+# Not `from typing import ...`: the hook's fast lane pays for every import it makes.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, BinaryIO
+
+__all__ = [
+    "MAX_PAYLOAD_BYTES",
+    "configure",
+    "drain_queue",
+    "hook",
+    "hook_now",
+    "main_fast",
+    "parse_payload",
+    "run",
+]
+
+#: Larger payloads are drained and dropped (logged): a hook must not stall on them.
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from capture.agents import AGENTS
+
+    parser.description = (
+        "Read one hook payload (JSON on stdin, or as the last argument as Codex's notify "
+        "passes it), record it, and exit 0 whatever happens. Problems go to hooks.log."
+    )
+    parser.add_argument("agent", help="one of: " + ", ".join(AGENTS))
+    parser.add_argument("--event", help="the hook event, for agents whose payload omits it")
+    parser.add_argument("payload", nargs="?", help="the payload as an argument instead of stdin")
+
+
+def run(args: argparse.Namespace) -> int:
+    return hook(args.agent, args.event, args.payload)
+
+
+def main_fast(argv: list[str]) -> int | None:
+    """`capture hook ...` without argparse (the fast path). None: let argparse handle it
+    (help, or arguments it cannot read)."""
+    args = argv[1:]
+    if not args or any(a in ("-h", "--help") for a in args):
+        return None
+    agent, rest = args[0], args[1:]
+    event = payload = None
+    while rest:
+        token = rest.pop(0)
+        if token == "--event" and rest:
+            event = rest.pop(0)
+        elif token.startswith("--event="):
+            event = token.split("=", 1)[1]
+        elif payload is None and not token.startswith("--"):
+            payload = token
+        else:
+            return None
+    return hook(agent, event, payload)
+
+
+def _read_stdin(stream: BinaryIO) -> tuple[bytes, int]:
+    """Up to MAX_PAYLOAD_BYTES of stdin, and its full size (the rest is drained so the agent
+    never blocks writing to us)."""
+    data = stream.read(MAX_PAYLOAD_BYTES + 1)
+    size = len(data)
+    if size > MAX_PAYLOAD_BYTES:
+        while chunk := stream.read(_CHUNK):
+            size += len(chunk)
+    return data, size
+
+
+def _raw_payload(payload_arg: str | None) -> tuple[bytes, int]:
+    if payload_arg is not None:
+        raw = payload_arg.encode("utf-8", "surrogateescape")
+        return raw, len(raw)
+    if sys.stdin is None or sys.stdin.isatty():
+        return b"", 0
+    return _read_stdin(sys.stdin.buffer)
+
+
+def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
+    """Queue the payload and release the agent; a detached child applies it. Payloads the queue
+    cannot take (first run, oversize, unknown agent) go the slow way, in this process."""
+    from capture import hook_inbox
+
+    try:
+        raw, size = _raw_payload(payload_arg)
+    except BaseException:  # noqa: BLE001 - a hook never fails the agent
+        raw, size = b"", 0
+    if agent in _AGENT_NAMES and 0 < size <= MAX_PAYLOAD_BYTES and raw.strip():
+        path = hook_inbox.db_path(os.environ)
+        if hook_inbox.enqueue(path, agent, event, raw, os.getcwd(), hook_inbox.queue_env()):
+            reply = hook_inbox.reply_for(agent, event, raw)
+            if reply is not None:
+                sys.stdout.write(reply + "\n")
+                sys.stdout.flush()
+            if not hook_inbox.detach(drain_queue):
+                drain_queue()
+            return 0
+    return hook_now(agent, event, raw, size)
+
+
+#: The agents `capture hook` reads (capture.agents.AGENTS), named here without importing it.
+_AGENT_NAMES = frozenset({"claude-code", "cursor", "codex", "gemini", "copilot"})
+
+
+def drain_queue() -> None:
+    """Apply every queued payload (in the detached child). Never raises."""
+    try:
+        from capture.config import load_config
+        from capture.hook_ingest import drain
+        from capture.store import Store
+
+        config = load_config()
+        store = Store.open(config.paths.db)
+        try:
+            drain(store, config)
+        finally:
+            store.close()
+    except BaseException as exc:  # noqa: BLE001 - logged, never raised into the agent
+        from capture.hooklog import log_line
+        from capture.paths import resolve_paths
+
+        log_line(resolve_paths().log_dir, "-", None, f"queue: {type(exc).__name__}: {exc}")
+
+
+def hook_now(agent: str, event: str | None, raw: bytes, size: int) -> int:
+    """The slow way: read and record the payload in this process."""
+    from capture.paths import resolve_paths
+
+    log_dir = resolve_paths().log_dir
+    problems: list[str] = []
+    try:
+        _hook(agent, event, raw, size, problems)
+    except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent
+        problems.append(f"internal error: {type(exc).__name__}: {exc}")
+    if problems:
+        from capture.hooklog import log_line
+
+        for problem in problems:
+            log_line(log_dir, agent, event, problem)
+    return 0
+
+
+def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str, Any], str] | None:
+    if size > MAX_PAYLOAD_BYTES:
+        problems.append(f"payload of {size} bytes is over the {MAX_PAYLOAD_BYTES} byte limit")
+        return None
+    if not raw.strip():
+        problems.append("empty payload")
+        return None
+    import json
+
+    try:
+        text = raw.decode("utf-8")
+        payload = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as exc:
+        problems.append(f"payload is not JSON: {exc}")
+        return None
+    if not isinstance(payload, dict):
+        problems.append(f"payload is a JSON {type(payload).__name__}, not an object")
+        return None
+    return payload, text
+
+
+def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[str]) -> None:
+    from capture.agents import AGENTS
+
+    if agent not in AGENTS:
+        problems.append(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+        return
+    found = parse_payload(raw, size, problems)
+    if found is None:
+        return
+    payload, text = found
+    now = time.time()
+    from capture.agents import read_payload
+
+    reading = read_payload(agent, payload, os.environ, event)
+    if reading.reply is not None:
+        sys.stdout.write(reading.reply + "\n")
+        sys.stdout.flush()
+    from capture.config import load_config
+    from capture.hook_ingest import ingest
+    from capture.store import Store
+
+    config = load_config()
+    store = Store.open(config.paths.db)
+    try:
+        # an agent waits on this process: give up on a locked database sooner than the store's
+        # default (the payload is then only in the log line)
+        store.conn.execute("PRAGMA busy_timeout=10000")
+        report = ingest(store, config, reading, text, now=now, fallback_cwd=os.getcwd())
+    finally:
+        store.close()
+    problems.extend(report.problems)

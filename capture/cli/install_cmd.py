@@ -1,0 +1,169 @@
+"""`capture install <agent>` and `capture uninstall <agent>`: capture's hook entries merged into
+(or taken out of) the agent's settings, the user's own entries and formatting kept, a backup
+written before any change, `--dry-run` printing the diff instead."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from capture.errors import InputError
+from capture.files import find_workspace
+from capture.install.settings import add_notify, install_text, remove_notify, uninstall_text
+from capture.install.targets import TARGETS, Target
+
+__all__ = ["BACKUP_SUFFIX", "configure", "hook_argv", "run"]
+
+BACKUP_SUFFIX = ".capture-backup"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agent", choices=sorted(TARGETS), help="the agent to wire up")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help="this project's settings (the enclosing git work tree; the default)",
+    )
+    scope.add_argument(
+        "--user",
+        dest="scope",
+        action="store_const",
+        const="user",
+        help="your user settings (every project)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
+    parser.set_defaults(scope="project")
+
+
+def hook_argv(agent: str) -> list[str]:
+    """The command the agent runs, as an argv: the `capture` script this very command runs from
+    (or one beside this interpreter), else this interpreter with `-m capture`. Absolute, so it
+    works whatever the agent's PATH."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name == "capture" and script.is_file():
+        return [str(script.resolve()), "hook", agent]
+    beside = Path(sys.executable).parent / "capture"
+    found = shutil.which("capture")
+    if found and Path(found).resolve() == beside.resolve() and beside.is_file():
+        return [str(beside), "hook", agent]
+    return [sys.executable, "-m", "capture", "hook", agent]
+
+
+def _settings_path(target: Target, scope: str) -> Path:
+    if scope == "user":
+        return Path(os.path.expanduser(target.user_path))
+    return find_workspace(Path.cwd()) / target.project_path
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read it ({exc})") from None
+
+
+def _same_json(a: str, b: str) -> bool:
+    import json
+
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except ValueError:
+        return False
+
+
+def _diff(path: Path, old: str | None, new: str | None) -> str:
+    return "".join(
+        difflib.unified_diff(
+            (old or "").splitlines(keepends=True),
+            (new or "").splitlines(keepends=True),
+            fromfile=str(path) if old is not None else "/dev/null",
+            tofile=str(path) if new is not None else "/dev/null",
+        )
+    )
+
+
+def _apply(path: Path, old: str | None, new: str | None, dry_run: bool) -> bool:
+    """Write `new` (None: delete the file) after backing up `old`. False when nothing changes."""
+    if new == old:
+        return False
+    if dry_run:
+        sys.stdout.write(_diff(path, old, new))
+        return True
+    if old is not None:
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        backup.write_text(old, encoding="utf-8")
+    if new is None:
+        path.unlink()
+        return True
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".capture-tmp")
+    temp.write_text(new, encoding="utf-8")
+    os.replace(temp, path)
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    target = TARGETS[args.agent]
+    installing = args.command == "install"
+    path = _settings_path(target, args.scope)
+    old = _read(path)
+    argv = hook_argv(target.agent)
+    command = shlex.join(argv)
+    new: str | None
+    if installing:
+        new = install_text(old, target, command, str(path))
+    elif old is None:
+        new = None
+    else:
+        text, bare = uninstall_text(old, target, str(path))
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        saved = _read(backup) if backup.exists() else None
+        if saved is not None and _same_json(saved, text):
+            # the file as it was before install, to the byte (an empty "hooks" or event list of
+            # the user's own is otherwise taken for one install made)
+            new = saved
+        elif bare and (target.own_file or saved is None):
+            new = None  # a file capture made, with nothing else in it
+        else:
+            new = text
+    changed = _apply(path, old, new, args.dry_run)
+    verb = "would change" if args.dry_run else ("installed in" if installing else "removed from")
+    if changed and not args.dry_run:
+        print(f"{target.agent}: hooks {verb} {path}")
+    elif not changed:
+        state = "already installed in" if installing else "not installed in"
+        print(f"{target.agent}: hooks {state} {path}; nothing to change")
+    if target.agent == "codex" and args.scope == "user":
+        _codex_notify(argv, installing, args.dry_run)
+    if installing and not args.dry_run:
+        for note in target.notes:
+            print(f"note: {note}")
+    return 0
+
+
+def _codex_notify(argv: list[str], installing: bool, dry_run: bool) -> None:
+    """Codex's turn-complete notify program (user config only; Codex runs one program)."""
+    home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+    path = Path(home) / "config.toml"
+    old = _read(path)
+    new: str | None
+    if installing:
+        new, note = add_notify(old, argv)
+        if note:
+            print(f"note: {path}: {note}")
+    else:
+        new = remove_notify(old) if old is not None else None
+    if old is None and not installing:
+        return
+    if _apply(path, old, new, dry_run) and not dry_run:
+        print(f"codex: notify {'set in' if installing else 'removed from'} {path}")

@@ -1,0 +1,1 @@
+"""Backfilling history from agent transcripts and git."""

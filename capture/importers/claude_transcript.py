@@ -1,0 +1,191 @@
+"""Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`).
+
+The line format is not documented; this follows the community notes in the FORMATS file:
+`type` user/assistant lines carrying a Messages-API `message`; assistant `tool_use` blocks; tool
+results as user lines with `tool_result` blocks and a top-level `toolUseResult` holding the same
+object a PostToolUse hook gets as `tool_response`. Unknown lines are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from capture.agents.claude_code import EDIT_TOOLS, SHELL_TOOLS, edits_of
+from capture.agents.facts import Command, Stage
+from capture.agents.fields import exit_code_in, first_text
+from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
+
+__all__ = ["after_text", "read_transcript"]
+
+
+def after_text(tool: str, tool_input: Any, result: Any) -> str | None:
+    """The whole file right after an Edit/Write/MultiEdit, when the transcript lets it be
+    worked out (from `originalFile` and the replacement)."""
+    if not isinstance(tool_input, dict):
+        return None
+    result = result if isinstance(result, dict) else {}
+    if tool == "Write":
+        return first_text(tool_input, "content") or first_text(result, "content")
+    original = result.get("originalFile")
+    if not isinstance(original, str):
+        return None
+    if tool == "MultiEdit":
+        edits = tool_input.get("edits")
+        steps = [e for e in edits if isinstance(e, dict)] if isinstance(edits, list) else []
+    else:
+        steps = [
+            {
+                "old_string": first_text(result, "oldString") or tool_input.get("old_string"),
+                "new_string": first_text(result, "newString")
+                if first_text(result, "newString") is not None
+                else tool_input.get("new_string"),
+                "replace_all": tool_input.get("replace_all") or result.get("replaceAll"),
+            }
+        ]
+    text = original
+    for step in steps:
+        old, new = step.get("old_string"), step.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in text:
+            return None
+        text = text.replace(old, new) if step.get("replace_all") else text.replace(old, new, 1)
+    return text
+
+
+def _prompt_of(message: Any) -> str | None:
+    """The text a user typed, or None for a line that only carries tool results."""
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        if texts and not any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+        ):
+            return "\n".join(t for t in texts if isinstance(t, str))
+    return None
+
+
+def read_transcript(lines: Iterable[str], agent: str = "claude-code") -> History:
+    history = History(agent)
+    turn: Turn | None = None
+    model: str | None = None
+    calls: dict[str, tuple[str, Any, float, Turn | None, str | None]] = {}
+    last_at = 0.0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            history.bad_lines += 1
+            continue
+        if not isinstance(line, dict):
+            history.bad_lines += 1
+            continue
+        at = last_at = timestamp(line.get("timestamp"), last_at)
+        cwd = first_text(line, "cwd") or history.cwd
+        history.cwd = history.cwd or cwd
+        history.session_id = history.session_id or first_text(line, "sessionId", "session_id")
+        kind = line.get("type")
+        message = line.get("message")
+        if kind == "assistant" and isinstance(message, dict):
+            model = first_text(message, "model") or model
+            if turn is not None and turn.model is None:
+                turn.model = model
+            for block in message.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    call_id = block.get("id")
+                    if isinstance(call_id, str):
+                        calls[call_id] = (str(block.get("name")), block.get("input"), at, turn, cwd)
+            continue
+        if kind != "user" or not isinstance(message, dict):
+            continue
+        prompt = _prompt_of(message)
+        if prompt is not None:
+            if line.get("isMeta") or line.get("isCompactSummary") or line.get("isSidechain"):
+                continue
+            turn_id = first_text(line, "promptId", "uuid") or f"{history.session_id}:{at}"
+            turn = Turn(turn_id, prompt, at, model)
+            history.turns.append(turn)
+            continue
+        for block in message.get("content") or []:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            call = calls.pop(str(block.get("tool_use_id")), None)
+            if call is None:
+                continue
+            _result(history, call, block, line.get("toolUseResult"), at, str(block["tool_use_id"]))
+    return history
+
+
+def _content_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def _result(
+    history: History,
+    call: tuple[str, Any, float, Turn | None, str | None],
+    block: dict[str, Any],
+    result: Any,
+    at: float,
+    tool_use_id: str,
+) -> None:
+    name, tool_input, called_at, turn, cwd = call
+    failed = bool(block.get("is_error"))
+    if name in EDIT_TOOLS:
+        stage = Stage.FAILED if failed else Stage.APPLIED
+        response = result if isinstance(result, dict) else None
+        for edit in edits_of(
+            name,
+            tool_input,
+            response,
+            stage=stage,
+            tool_use_id=tool_use_id,
+            cwd=cwd,
+            session_id=history.session_id,
+        ):
+            after = None if failed else after_text(name, tool_input, response)
+            history.edits.append(PastEdit(edit, called_at, turn, cwd, after))
+        return
+    if name not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return
+    command = first_text(tool_input, "command")
+    if not command or tool_input.get("run_in_background"):
+        return
+    text = _content_text(block)
+    if isinstance(result, dict):
+        output = "".join(
+            p for p in (first_text(result, "stdout"), first_text(result, "stderr")) if p
+        )
+    else:
+        output = text
+    code: int | None = 0
+    failure = None
+    if failed:
+        first, _, rest = text.removeprefix("Error: ").partition("\n")
+        code = exit_code_in(first)
+        output = rest if code is not None else text
+        failure = None if code is not None else "did not start"
+    elif isinstance(result, dict) and result.get("interrupted"):
+        code, failure = None, "interrupted"
+    run = Command(
+        command,
+        f"{history.agent}:{tool_use_id}",
+        output=output,
+        exit_code=code,
+        duration_s=max(at - called_at, 0.0),
+        cwd=cwd,
+        failure=failure,
+    )
+    history.runs.append(PastRun(run, called_at, turn, cwd))

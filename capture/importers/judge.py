@@ -1,0 +1,71 @@
+"""What became of a past edit, judged from one later text of its file (the file now, or as a
+later commit has it): its hunks found again by their text and the lines around them, measured
+with the same rules as live checkpoints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from capture.agents.patches import fit_hunks
+from capture.hunks import LocatedHunk, locate
+from capture.model import HunkInput, Outcome, State
+from capture.outcomes import Measurement, decide
+from capture.regions import Region
+from capture.relocate import relocate
+from capture.tracking import TrackedHunk, measure_hunks
+
+__all__ = ["Context", "contexts_from_after", "judge"]
+
+#: lines before and after a hunk; None where they are not known
+Context = tuple[str | None, str | None]
+
+
+def contexts_from_after(after: str, hunks: Sequence[HunkInput]) -> list[Context]:
+    """The lines around each hunk in the file as the edit left it."""
+    return [
+        (h.context_before, h.context_after) if h.span else (None, None)
+        for h in locate(after, fit_hunks(after, list(hunks)))
+    ]
+
+
+def _only(text: str, needle: str) -> int | None:
+    first = text.find(needle)
+    if first < 0 or text.find(needle, first + 1) >= 0:
+        return None
+    return first
+
+
+def _find(text: str, hunk: HunkInput, context: Context) -> tuple[int, int] | None:
+    before, after = context
+    if before is not None and after is not None:
+        region = relocate(text, hunk.new_text, before, after)
+        return None if region is None else region.span()
+    if hunk.new_text:
+        at = _only(text, hunk.new_text)
+        if at is not None:
+            return at, at + len(hunk.new_text)
+        if hunk.old_text and hunk.new_text not in text:
+            # without the surrounding lines, only an unmistakable return of the old text counts
+            at = _only(text, hunk.old_text)
+            if at is not None:
+                return at, at + len(hunk.old_text)
+    return None
+
+
+def judge(
+    text: str | None, hunks: Sequence[HunkInput], contexts: Sequence[Context]
+) -> tuple[list[LocatedHunk], Measurement, Outcome, str]:
+    """The hunks as found in `text` (None: the file is gone), what they measure, the outcome
+    and its reason."""
+    fitted = fit_hunks(text, list(hunks)) if text is not None else list(hunks)
+    located: list[LocatedHunk] = []
+    tracked: list[TrackedHunk] = []
+    for hunk, context in zip(fitted, contexts, strict=True):
+        span = None if text is None else _find(text, hunk, context)
+        before, after = context
+        located.append(LocatedHunk(hunk.old_text, hunk.new_text, span, before or "", after or ""))
+        region = None if span is None else Region(*span)
+        tracked.append(TrackedHunk(hunk.old_text, hunk.new_text, region))
+    measurement = measure_hunks(text, tracked)
+    outcome, reason = decide(State.APPLIED, measurement)
+    return located, measurement, outcome, reason

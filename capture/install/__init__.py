@@ -1,0 +1,1 @@
+"""`capture install` / `capture uninstall`: capture's hook entries in each agent's settings."""
