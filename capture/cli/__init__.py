@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
     "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
     "report": ("capture.cli.report_cmd", "personal statistics: outcomes, retention, tests"),
+    "collector": ("capture.cli.collector_cmd", "run the team collector and manage its tokens"),
 }
 
 

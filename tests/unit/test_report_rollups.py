@@ -222,7 +222,9 @@ def test_triggers_follow_updates_and_deletes(store: Store) -> None:
         other = conn.execute(
             "SELECT id FROM episodes WHERE agent = 'codex' AND model = 'gpt-5' ORDER BY id LIMIT 1"
         ).fetchone()[0]
-        conn.execute("INSERT INTO episode_test_runs VALUES (?, ?)", (other, run))
+        conn.execute(
+            "INSERT INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)", (other, run)
+        )
     assert_consistent(conn)
     with store.transaction():
         conn.execute(
@@ -314,7 +316,10 @@ def test_episode_rows_follow_links_in_any_order(tmp_path: Path) -> None:
     for episode, run_ids in links.items():
         for run_id in run_ids:  # one transaction per link: each folds into the row alone
             with store.transaction():
-                conn.execute("INSERT INTO episode_test_runs VALUES (?, ?)", (episode, run_id))
+                conn.execute(
+                    "INSERT INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
+                    (episode, run_id),
+                )
     rows = {
         r[0]: (r[5], r[6], r[7], r[8])
         for r in conn.execute("SELECT * FROM report_episodes ORDER BY episode_id")
