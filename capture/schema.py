@@ -17,8 +17,17 @@ __all__ = ["SCHEMA_VERSION", "migrate"]
 
 MIGRATION_SET = "capture"
 
-# Each entry: (name, list of SQL statements). Append only: never edit a released migration.
-_MIGRATIONS: list[tuple[str, list[str]]] = [
+
+def _report_statements() -> list[str]:
+    # Imported when the migration runs only: every hook call imports this module.
+    from capture.rollups import rollup_statements
+
+    return rollup_statements()
+
+
+# Each entry: (name, list of SQL statements, or a function returning them when the migration
+# runs). Append only: never edit a released migration.
+_MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
     (
         "m001_initial",
         [
@@ -218,6 +227,8 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
             )""",
         ],
     ),
+    # Rollups for `capture report` (kept by triggers) and the indexes its raw queries use.
+    ("m006_report", _report_statements),
     (
         # Opt-in upload (sync/): settings, per-workspace opt-in, the durable outbox, and what was
         # last projected for each episode (to send a new revision only when it changed).
@@ -274,9 +285,11 @@ _MIGRATIONS: list[tuple[str, list[str]]] = [
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
-def _statements_migration(statements: list[str]) -> Callable[[Any], None]:
+def _statements_migration(
+    statements: list[str] | Callable[[], list[str]],
+) -> Callable[[Any], None]:
     def apply(db: Any) -> None:
-        for sql in statements:
+        for sql in statements() if callable(statements) else statements:
             db.execute(sql)
 
     return apply

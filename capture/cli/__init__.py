@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("capture.cli.import_cmd", "backfill history from agent transcripts or git"),
     "run": ("capture.cli.run_cmd", "run a test command unchanged and record its results"),
     "junit": ("capture.cli.junit_cmd", "record JUnit XML reports: given files, or --watch"),
+    "report": ("capture.cli.report_cmd", "personal statistics: outcomes, retention, tests"),
+    "collector": ("capture.cli.collector_cmd", "run the team collector and manage its tokens"),
+    "serve": ("capture.cli.serve_cmd", "run the LSP sidecar an editor starts (stdio, or --tcp)"),
+    "demo": ("capture.cli.demo_cmd", "run a scripted editor session against a real server"),
     "sync": ("capture.cli.sync_cmd", "opt-in upload of anonymized episodes to a team collector"),
 }
 

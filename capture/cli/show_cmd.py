@@ -1,22 +1,95 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
+import os
 import sys
-from typing import TextIO
+from datetime import datetime
 
 from capture.cli.context import Context
 from capture.episodes import load_episodes
+from capture.report.timeline import Entry, episode_timeline
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", help="episode id (or a unique prefix), or a proposal id")
     parser.add_argument("--json", action="store_true", help="print the episode JSON")
+    parser.add_argument("--no-diff", action="store_true", help="leave the diffs out")
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+def _offset(at: datetime | None, start: datetime | None) -> str:
+    if at is None or start is None:
+        return "later"
+    seconds = (at - start).total_seconds()
+    if seconds < 60:
+        return f"+{seconds:.1f}s" if seconds < 10 else f"+{seconds:.0f}s"
+    if seconds < 3600:
+        return f"+{int(seconds // 60)}m{int(seconds % 60):02d}s"
+    if seconds < 86400:
+        return f"+{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+    return f"+{seconds / 86400:.1f}d"
+
+
+_TONES = {"good": "green", "bad": "red", "neutral": ""}
+_DIFF = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def _render(episode: dict, entries: list[Entry]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    if os.environ.get("NO_COLOR"):
+        console = Console(color_system=None, highlight=False, emoji=False)
+    else:
+        console = Console(highlight=False, emoji=False)
+    head = Text(f"episode {episode['id']}", style="bold")
+    head.append(f"  {episode['agent']}")
+    if episode["model"]:
+        head.append(f" ({episode['model']})")
+    console.print(head)
+    console.print(f"workspace {episode['workspace']}", highlight=False)
+    console.print(f"started   {episode['started_at']}")
+    if episode["settled_at"]:
+        console.print(f"settled   {episode['settled_at']}")
+    outcomes = [p["outcome"] for p in episode["proposals"]]
+    if outcomes:
+        summary = ", ".join(f"{outcomes.count(o)} {o}" for o in sorted(set(outcomes)))
+        console.print(f"outcomes  {summary}")
+    console.print()
+    start = datetime.fromisoformat(episode["started_at"].replace("Z", "+00:00"))
+    for e in entries:
+        line = Text(f"{_offset(e.at, start):>9}  ", style="dim")
+        if e.kind == "prompt":
+            line.append("prompt  ", style="bold")
+            line.append(e.title[:2000])
+        else:
+            line.append(e.title, style=_TONES[e.tone] + (" bold" if e.kind == "outcome" else ""))
+        console.print(line, overflow="fold")
+        for d in e.detail:
+            console.print(Text("           " + d, style=_DIFF.get(d[:1], "")), overflow="fold")
+    for summary_line in _tests_summary(episode.get("tests")):
+        console.print(summary_line, highlight=False)
+
+
+def _tests_summary(tests: dict | None) -> list[str]:
+    """The episode's test evidence in a few lines: how its runs moved, and how far to trust it."""
+    if not tests or not tests.get("runs"):
+        return []
+    first, last = tests["first_run_after"], tests["last_run_before_settling"]
+    if first and last and first["id"] != last["id"]:
+        verdict = f"{first['status']} -> {last['status']}"
+    elif first:
+        verdict = first["status"]
+    else:
+        verdict = "no run with a verdict"
+    lines = ["", f"tests: {verdict}  ({tests['runs']} run(s))"]
+    lines += [
+        f"  failing in a file this episode edited: {test_id}"
+        for test_id in tests["failing_tests_in_edited_files"]
+    ]
+    if tests["tests_edited_by_agent"]:
+        lines.append("  the agent edited test files itself: weak evidence")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,62 +100,5 @@ def run(args: argparse.Namespace) -> int:
         json.dump(episode, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    out = sys.stdout
-    out.write(f"episode {episode['id']}  {episode['agent']}")
-    out.write(f" ({episode['model']})\n" if episode["model"] else "\n")
-    out.write(f"  workspace {episode['workspace']}\n  started   {episode['started_at']}\n")
-    if episode["settled_at"]:
-        out.write(f"  settled   {episode['settled_at']}\n")
-    if episode["prompt"]:
-        out.write(f"  prompt    {episode['prompt'].strip()[:500]}\n")
-    for p in episode["proposals"]:
-        out.write(
-            f"\nproposal {p['id']}  {p['file']}  {p['state']} -> {p['outcome']}"
-            f"  (similarity {_pct(p['similarity'])}, retention {_pct(p['retention'])})\n"
-        )
-        if p["reason"]:
-            out.write(f"  why: {p['reason']}\n")
-        for hunk in p["hunks"]:
-            diff = difflib.unified_diff(
-                hunk["old_text"].splitlines(keepends=True),
-                hunk["new_text"].splitlines(keepends=True),
-                lineterm="",
-            )
-            for line in list(diff)[2:]:
-                out.write(f"  {line.rstrip(chr(10))}\n")
-        for c in p["checkpoints"]:
-            seen = c["observed_at"] or f"due {c['due_at']}"
-            out.write(
-                f"  checkpoint {c['window']:>5}: {c['outcome'] or 'pending':8} "
-                f"similarity {_pct(c['similarity'])} retention {_pct(c['retention'])}  {seen}\n"
-            )
-    for r in episode["test_runs"]:
-        counts = ", ".join(f"{r[k]} {k}" for k in ("passed", "failed", "errors", "skipped") if r[k])
-        label = f" [{r['name']}]" if r["name"] else ""
-        out.write(f"\ntest run {r['started_at']}{label}  {r['command']}  exit {r['exit_code']}")
-        out.write(f"  {r['status']}" + (f" ({counts})" if counts else ""))
-        out.write("  after settling\n" if r["link"] == "late" else "\n")
-        for test_id in r["failing_ids"][:20]:
-            out.write(f"  failed: {test_id}\n")
-        if len(r["failing_ids"]) > 20:
-            out.write(f"  ... and {len(r['failing_ids']) - 20} more\n")
-    _tests_summary(episode["tests"], out)
+    _render(episode, episode_timeline(episode, diffs=not args.no_diff))
     return 0
-
-
-def _tests_summary(tests: dict, out: TextIO) -> None:
-    if not tests["runs"]:
-        return
-    first, last = tests["first_run_after"], tests["last_run_before_settling"]
-    out.write("\ntests: ")
-    if first and last and first["id"] != last["id"]:
-        out.write(f"{first['status']} -> {last['status']}")
-    elif first:
-        out.write(first["status"])
-    else:
-        out.write("no run with a verdict")
-    out.write(f"  ({tests['runs']} run(s))\n")
-    for test_id in tests["failing_tests_in_edited_files"]:
-        out.write(f"  failing in a file this episode edited: {test_id}\n")
-    if tests["tests_edited_by_agent"]:
-        out.write("  the agent edited test files itself: weak evidence\n")

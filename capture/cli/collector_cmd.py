@@ -1,0 +1,251 @@
+"""`capture collector`: run the team collector, and manage its tokens.
+
+The collector lives in `sync/` (a shell around the core); it is imported only when this command
+runs, so the rest of `capture` never pays for FastAPI or a database driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from capture.errors import ConfigError, InputError, StoreError
+from capture.paths import resolve_paths
+
+__all__ = ["configure", "run"]
+
+DB_ENV = "CAPTURE_COLLECTOR_DB"
+_LEVELS = ("metrics", "redacted", "full")
+
+
+def _default_db() -> str:
+    return os.environ.get(DB_ENV) or f"sqlite:///{resolve_paths().data_dir / 'collector.db'}"
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="sqlite:///PATH or postgresql://... (default: $CAPTURE_COLLECTOR_DB, else "
+        "collector.db in the data directory)",
+    )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="collector_command", metavar="ACTION", required=True)
+
+    serve = sub.add_parser("serve", help="run the collector (HTTP, OpenAPI at /openapi.json)")
+    _add_db(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8737, help="port (0: any free port)")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve.add_argument("--max-body-mb", type=float, default=16.0, help="largest body (gzip'd)")
+    serve.add_argument("--max-batch", type=int, default=1000, help="most episodes per request")
+    serve.add_argument("--rate", type=float, default=20.0, help="requests/s per token")
+    serve.add_argument("--burst", type=int, default=40, help="requests a token may burst")
+    serve.add_argument(
+        "--max-level", choices=_LEVELS, default="full", help="most detailed level stored"
+    )
+    serve.add_argument(
+        "--min-contributors",
+        type=int,
+        default=5,
+        help="report groups with fewer distinct contributors show no figure",
+    )
+    serve.add_argument("--access-log", action="store_true", help="log every request")
+
+    migrate = sub.add_parser("migrate", help="create or upgrade the collector's database")
+    _add_db(migrate)
+
+    token = sub.add_parser("token", help="create, list or revoke bearer tokens")
+    token_sub = token.add_subparsers(dest="token_command", metavar="ACTION", required=True)
+    create = token_sub.add_parser("create", help="make a token (shown once)")
+    _add_db(create)
+    create.add_argument("--team", required=True, help="the team the token acts for")
+    create.add_argument(
+        "--scope",
+        required=True,
+        choices=("ingest", "read", "export"),
+        help="ingest: upload; read: the report; export: the report and the export",
+    )
+    create.add_argument("--name", help="a label, e.g. who holds it")
+    create.add_argument("--json", action="store_true", help="print JSON")
+    listing = token_sub.add_parser("list", help="list tokens (never their secrets)")
+    _add_db(listing)
+    listing.add_argument("--team", help="only this team's")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    revoke = token_sub.add_parser("revoke", help="revoke a token by its id")
+    _add_db(revoke)
+    revoke.add_argument("token_id", metavar="ID", help="the id shown by `token list`")
+
+
+def _require_extra() -> None:
+    try:
+        import fastapi  # noqa: F401
+        import orjson  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            f"the collector needs its extra ({exc.name} is missing): "
+            "pip install 'agent-capture[collector]'"
+        ) from None
+
+
+def _open(url: str) -> Any:
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "the collector needs its extra: pip install 'agent-capture[collector]'"
+        ) from None
+    from sync.collector.storage import StorageUrlError, open_storage
+
+    try:
+        storage = open_storage(url)
+    except StorageUrlError as exc:
+        raise InputError(str(exc)) from None
+    except ImportError as exc:
+        raise ConfigError(
+            f"{exc.name} is missing: pip install 'agent-capture[collector]'"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - driver errors differ per backend
+        raise StoreError(f"cannot open the collector database: {_first_line(exc)}") from None
+    try:
+        storage.migrate()
+    except Exception as exc:  # noqa: BLE001 - driver errors differ per backend
+        storage.close()
+        raise StoreError(f"cannot open the collector database: {_first_line(exc)}") from None
+    return storage
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _when(ts: float | None) -> str:
+    if ts is None:
+        return ""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def run(args: argparse.Namespace) -> int:
+    url = args.db or _default_db()
+    if args.collector_command == "serve":
+        return _serve(args, url)
+    storage = _open(url)
+    try:
+        if args.collector_command == "migrate":
+            print(f"capture collector: database is current ({storage.kind})")
+            return 0
+        return _token(args, storage)
+    finally:
+        storage.close()
+
+
+def _serve(args: argparse.Namespace, url: str) -> int:
+    _require_extra()
+    from sync.collector.limits import Limits
+    from sync.collector.serve import serve
+    from sync.collector.storage import StorageUrlError
+
+    if args.workers < 1 or args.max_batch < 1 or args.rate <= 0 or args.burst < 1:
+        raise InputError("--workers, --max-batch, --rate and --burst must be positive")
+    max_body = int(args.max_body_mb * 1024 * 1024)
+    limits = Limits(
+        max_body_bytes=max_body,
+        max_decoded_bytes=max(max_body, 64 * 1024 * 1024),
+        max_batch=args.max_batch,
+        rate=args.rate,
+        burst=args.burst,
+        max_level=args.max_level,
+        min_contributors=args.min_contributors,
+    )
+    try:
+        serve(
+            url,
+            host=args.host,
+            port=args.port,
+            limits=limits,
+            workers=args.workers,
+            access_log=args.access_log,
+            log_level="debug" if args.debug else "warning",
+        )
+    except StorageUrlError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    except Exception as exc:  # noqa: BLE001 - the database failed to open or migrate
+        if args.debug:
+            raise
+        raise StoreError(f"cannot open the collector database: {_first_line(exc)}") from None
+    return 0
+
+
+def _token(args: argparse.Namespace, storage: Any) -> int:
+    from sync.collector.tokens import new_token
+
+    if args.token_command == "create":
+        try:
+            token, record = new_token(args.team, args.scope, args.name, time.time())
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        storage.add_token(record)
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "id": record.id,
+                        "team": record.team,
+                        "scope": record.scope,
+                        "name": record.name,
+                        "token": token,
+                    }
+                )
+            )
+        else:
+            print(token)
+            print(
+                f"capture collector: token {record.id} for team {record.team} "
+                f"(scope {record.scope}); it is shown only this once",
+                file=sys.stderr,
+            )
+        return 0
+    if args.token_command == "list":
+        records = storage.list_tokens(args.team)
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {
+                            "id": r.id,
+                            "team": r.team,
+                            "scope": r.scope,
+                            "name": r.name,
+                            "created_at": _when(r.created_at) or None,
+                            "revoked_at": _when(r.revoked_at) or None,
+                        }
+                        for r in records
+                    ],
+                    indent=2,
+                )
+            )
+            return 0
+        print(f"{'ID':<12}  {'TEAM':<20}  {'SCOPE':<6}  {'CREATED':<20}  {'REVOKED':<20}  NAME")
+        for r in records:
+            print(
+                f"{r.id:<12}  {r.team:<20}  {r.scope:<6}  {_when(r.created_at):<20}  "
+                f"{_when(r.revoked_at):<20}  {r.name or ''}"
+            )
+        return 0
+    if not storage.revoke_token(args.token_id, time.time()):
+        known = {r.id for r in storage.list_tokens()}
+        state = "already revoked" if args.token_id in known else "no such token"
+        raise InputError(f"cannot revoke {args.token_id}: {state}")
+    print(f"capture collector: token {args.token_id} revoked")
+    return 0

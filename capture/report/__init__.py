@@ -1,0 +1,23 @@
+"""Personal statistics: `capture report`, its JSON and HTML, and today's figures for status bars.
+
+Figures are pure functions over plain rows (`figures`); `queries` fetches those rows (aggregated
+in SQL, mostly from the rollups in `capture.rollups`); `terminal`, `json_out`, `html` and `svg`
+render them. Importing this package is cheap: nothing here imports rich.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from capture.store import Store
+
+__all__ = ["today_stats"]
+
+
+def today_stats(store: Store, now: float, **options: Any) -> dict[str, Any]:
+    """Today's figures (local midnight until `now`), JSON-ready: see
+    `capture.report.today.today_stats` for the options."""
+    from capture.report.today import today_stats as compute
+
+    return compute(store, now, **options)

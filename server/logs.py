@@ -1,0 +1,64 @@
+"""Where the server's log goes: a rotated file in the state directory, and stderr.
+
+Records are handed to a queue and written by a listener thread, so a handler that logs never
+waits on the disk. Nothing is ever shown in the editor: a user reads the log file (or the
+editor's LSP log, which collects stderr).
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import queue
+import sys
+from pathlib import Path
+
+__all__ = ["LOG_FILE_NAME", "setup_logging"]
+
+LOG_FILE_NAME = "server.log"
+_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+
+
+def setup_logging(
+    log_dir: Path | None, level: str = "INFO", stderr_level: str = "WARNING"
+) -> logging.handlers.QueueListener:
+    """Route the ``server``, ``capture`` and ``pygls`` loggers through a queue to the file and
+    stderr. Returns the started listener (stop it to flush)."""
+    handlers: list[logging.Handler] = []
+    formatter = logging.Formatter(_FORMAT)
+    error = None
+    if log_dir is not None:
+        try:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            file_handler = logging.handlers.RotatingFileHandler(
+                log_dir / LOG_FILE_NAME, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+            )
+            file_handler.setLevel(level.upper())
+            file_handler.setFormatter(formatter)
+            handlers.append(file_handler)
+        except OSError as exc:
+            error = exc
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setLevel(stderr_level.upper())
+    stream.setFormatter(formatter)
+    handlers.append(stream)
+    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    listener = logging.handlers.QueueListener(records, *handlers, respect_handler_level=True)
+    listener.start()
+    queue_handler = logging.handlers.QueueHandler(records)
+    root_level = min(
+        logging.getLevelName(level.upper()), logging.getLevelName(stderr_level.upper())
+    )
+    for name in ("server", "capture", "asyncio", "watchdog"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [queue_handler]
+        logger.setLevel(root_level)
+        logger.propagate = False
+    # pygls logs every message it sends at INFO; only its warnings are worth keeping.
+    pygls_logger = logging.getLogger("pygls")
+    pygls_logger.handlers[:] = [queue_handler]
+    pygls_logger.setLevel(logging.WARNING)
+    pygls_logger.propagate = False
+    if error is not None:
+        logging.getLogger("server").warning("cannot write the log file in %s: %s", log_dir, error)
+    return listener

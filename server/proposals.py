@@ -1,0 +1,579 @@
+"""Live proposals: followed keystroke by keystroke in open documents, on disk otherwise.
+
+A proposal enters tracking from four doors, all ending in :meth:`Proposals.adopt`: the
+editor reports it (``capture/proposal``), the editor accepts a shown one
+(``capture/decision``), another process recorded it (the pickup thread), or it was live when
+the server started (the same thread's first read). The store's regions are relative to the
+file's baseline text, so adopting into an open document carries them from that baseline to
+the buffer with :func:`capture.tracking.follow`; from then on every edit moves them through
+the document's :class:`~capture.regions.RegionIndex`.
+
+The store learns where the regions are when it needs to: a few seconds after they moved, at
+save, at close, and at each checkpoint, always as a pair (buffer text as the new baseline,
+regions relative to it), written by the writer thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pygls.uris import to_fs_path
+
+from capture.config import Config
+from capture.files import read_text, relative_to_workspace
+from capture.hunks import locate
+from capture.model import HunkInput, ProposalInput, State
+from capture.observer import ObserveReport, observe_file
+from capture.recorder import record_proposal
+from capture.regions import Region
+from capture.store import Store
+from capture.tracking import TrackedHunk, follow
+from server.documents import Document
+from server.feature import Feature, NotificationHandler
+from server.params import (
+    HunkParam,
+    ParamsError,
+    ProposalParams,
+    parse_decision,
+    parse_proposal,
+)
+from server.stored import StoredProposal, load_live, sync_text
+from server.workspaces import resolve, workspace_root
+
+if TYPE_CHECKING:
+    from server.app import CaptureServer
+
+__all__ = ["LiveProposal", "Proposals"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds after regions moved before the store is told (a burst of typing costs one write).
+PERSIST_DELAY = 2.0
+
+
+@dataclass(eq=False, slots=True)
+class LiveProposal:
+    """A proposal being followed. One the editor just reported is followed at once, before
+    the writer thread recorded it: until then its store fields are None, and the writer thread
+    fills them in (before later jobs, which may read them, run)."""
+
+    hunks: list[TrackedHunk]  # texts and contexts; regions live in the document's index
+    proposal_id: str | None = None
+    workspace_id: int | None = None
+    root: str | None = None
+    path: str | None = None
+    file: str | None = None
+    hunk_ids: list[int] = field(default_factory=list)
+    due: list[float] = field(default_factory=list)
+    keys: list[int | None] = field(default_factory=list)  # RegionIndex keys while in a doc
+    doc: Document | None = None
+
+    def fill(self, stored: StoredProposal) -> None:
+        self.proposal_id = stored.proposal_id
+        self.workspace_id = stored.workspace_id
+        self.root = stored.root
+        self.path = stored.path
+        self.file = stored.file
+        self.hunk_ids = [hid for hid, _ in stored.hunks]
+        self.due = sorted(stored.due)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    uri: str
+    hunks: tuple[HunkParam, ...]
+
+
+def _raw_text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+class Proposals(Feature):
+    server: CaptureServer
+
+    def __init__(self, server: CaptureServer) -> None:
+        super().__init__(server)
+        self.live: dict[str, LiveProposal] = {}  # recorded, by proposal id
+        self.by_file: dict[str, dict[str, LiveProposal]] = {}
+        self.by_key: dict[int, LiveProposal] = {}
+        self.in_docs: dict[Document, list[LiveProposal]] = {}  # recorded or not yet
+        # Ids this server recorded or adopted. The writer thread adds to it before committing,
+        # the pickup thread reads it: a set's add and membership test are atomic.
+        self.known: set[str] = set()
+        self.shown: dict[str, _Shown] = {}
+        self._keys = itertools.count(1)
+
+    def notifications(self) -> dict[str, NotificationHandler]:
+        return {"capture/proposal": self.on_proposal, "capture/decision": self.on_decision}
+
+    @property
+    def config(self) -> Config:
+        return self.server.config
+
+    # ------------------------------------------------------------------ adopting
+
+    def adopt(self, stored: StoredProposal, doc: Document | None = None) -> LiveProposal:
+        """Track a live proposal the store holds; in ``doc`` when given (else on disk)."""
+        live = self.live.get(stored.proposal_id)
+        if live is None:
+            live = LiveProposal(hunks=[h for _, h in stored.hunks])
+            live.fill(stored)
+            self._register(live)
+        if doc is not None and live.doc is None and doc.file == live.file:
+            regions = follow(stored.baseline, doc.buffer.text, [h for _, h in stored.hunks])
+            self._attach(live, doc, regions)
+        return live
+
+    def _register(self, live: LiveProposal) -> None:
+        """A recorded proposal joins the followed ones (and the disk watch, for when closed)."""
+        assert live.proposal_id is not None and live.file is not None
+        self.live[live.proposal_id] = live
+        self.by_file.setdefault(live.file, {})[live.proposal_id] = live
+        self.known.add(live.proposal_id)
+        self.server.watcher.watch(live.file)
+        if live.due:
+            self.server.checkpoints.schedule(live.due[0])
+
+    def _attach(self, live: LiveProposal, doc: Document, regions: list[Region | None]) -> None:
+        keys: list[int | None] = []
+        for region in regions:
+            if region is None:
+                keys.append(None)
+                continue
+            key = next(self._keys)
+            doc.regions.add(key, region)
+            self.by_key[key] = live
+            keys.append(key)
+        live.keys = keys
+        live.doc = doc
+        self.in_docs.setdefault(doc, []).append(live)
+        self._moved(doc)
+
+    def picked_up(self, stored: Iterable[StoredProposal]) -> None:
+        """Proposals another process recorded (or live at start): track them."""
+        for item in stored:
+            if item.proposal_id in self.live:
+                continue
+            doc = self.server.documents.by_file.get(item.file)
+            log.info(
+                "following proposal %s of %s (%s)",
+                item.proposal_id,
+                item.file,
+                "in the editor" if doc else "on disk",
+            )
+            self.adopt(item, doc)
+
+    def _drop(self, live: LiveProposal) -> None:
+        """Stop following: its last checkpoint was observed (or it was never recorded)."""
+        self._detach(live)
+        if live.proposal_id is not None:
+            self.live.pop(live.proposal_id, None)
+        if live.file is not None:
+            of_file = self.by_file.get(live.file)
+            if of_file is not None and live.proposal_id in of_file:
+                del of_file[live.proposal_id]
+                if not of_file:
+                    del self.by_file[live.file]
+                self.server.watcher.unwatch(live.file)
+
+    def _detach(self, live: LiveProposal) -> None:
+        doc = live.doc
+        if doc is None:
+            return
+        for key in live.keys:
+            if key is not None:
+                doc.regions.remove(key)
+                self.by_key.pop(key, None)
+        live.keys = []
+        live.doc = None
+        inside = self.in_docs.get(doc)
+        if inside is not None:
+            inside.remove(live)
+            if not inside:
+                del self.in_docs[doc]
+
+    def in_document(self, doc: Document) -> list[LiveProposal]:
+        return self.in_docs.get(doc, [])
+
+    # ------------------------------------------------------------------ documents
+
+    def document_opened(self, doc: Document) -> None:
+        if doc.fs_path is None:
+            return
+        future = self.server.writer.submit(partial(_open_job, doc.fs_path), "open document")
+        future.add_done_callback(partial(self._opened, doc))
+
+    def _opened(
+        self, doc: Document, future: asyncio.Future[tuple[str, list[StoredProposal]]]
+    ) -> None:
+        if future.exception() is not None:
+            return
+        file, stored = future.result()
+        if not self.server.documents.resolved(doc, file):
+            return
+        for item in stored:
+            self.adopt(item, doc)
+
+    def document_changed(self, doc: Document, touched: list[int], raw: bytes) -> None:
+        """A change moved (or touched) regions of ``doc``'s proposals: log it, persist soon."""
+        if touched:
+            by_key = self.by_key
+            doc.recent.append((doc.version, tuple({by_key[k] for k in touched if k in by_key})))
+        root = next((p.root for p in self.in_docs.get(doc, ()) if p.root is not None), None)
+        self.server.writer.event((time.time(), "edit", "lsp", root, _raw_text(raw)))
+        self._moved(doc)
+
+    def document_saved(self, doc: Document, now: float) -> None:
+        if self.in_document(doc):
+            self.persist(doc)
+
+    def document_closed(self, doc: Document) -> None:
+        if doc.persist_handle is not None:
+            doc.persist_handle.cancel()
+            doc.persist_handle = None
+        inside = list(self.in_document(doc))
+        if not inside:
+            return
+        self.persist(doc)
+        for live in inside:
+            self._detach(live)
+
+    def _moved(self, doc: Document) -> None:
+        doc.dirty = True
+        if doc.persist_handle is None:
+            doc.persist_handle = self.server.loop.call_later(
+                PERSIST_DELAY, self._persist_later, doc
+            )
+
+    def _persist_later(self, doc: Document) -> None:
+        doc.persist_handle = None
+        if doc.dirty and self.server.documents.get(doc.uri) is doc:
+            self.persist(doc)
+
+    def persist(self, doc: Document, *, observe_at: float | None = None) -> asyncio.Future[Any]:
+        """Write the document's regions (and its text as their baseline); with ``observe_at``,
+        also record the checkpoints due then, measured in the buffer."""
+        doc.dirty = False
+        spans = [
+            (live, [None if k is None else doc.regions.get(k) for k in live.keys])
+            for live in self.in_document(doc)
+        ]
+        now = time.time() if observe_at is None else observe_at
+        job = partial(_persist_job, doc.buffer.text, spans, now, observe_at is not None)
+        return self.server.writer.submit(job, "persist regions")
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def observe_open_documents(self, now: float) -> list[asyncio.Future[Any]]:
+        """Record, from the buffers, the checkpoints due by ``now`` of proposals in open docs."""
+        futures = []
+        for doc, inside in list(self.in_docs.items()):
+            if any(p.due and p.due[0] <= now for p in inside if p.proposal_id in self.live):
+                futures.append(self.persist(doc, observe_at=now))
+        return futures
+
+    def checkpoints_observed(self, now: float, tracked: set[str]) -> None:
+        """The checkpoints due by ``now`` of the ``tracked`` proposals were observed: forget
+        those, and the proposals whose last one it was."""
+        for live in list(self.live.values()):
+            if live.proposal_id in tracked and live.due and live.due[0] <= now:
+                live.due = [d for d in live.due if d > now]
+                if not live.due:
+                    self._drop(live)
+
+    def next_due(self) -> float | None:
+        dues = [p.due[0] for p in self.live.values() if p.due]
+        return min(dues) if dues else None
+
+    # ------------------------------------------------------------------ capture/proposal
+
+    def _follow_now(self, doc: Document, hunks: list[HunkInput]) -> LiveProposal:
+        """Start following an editor-reported edit at once, located in the buffer as the
+        writer thread will locate it (same text, same hints): edits typed before the record
+        is written move it like any other region."""
+        located = locate(doc.buffer.text, hunks)
+        live = LiveProposal(
+            hunks=[
+                TrackedHunk(h.old_text, h.new_text, None, h.context_before, h.context_after)
+                for h in located
+            ]
+        )
+        regions = [None if h.span is None else Region(*h.span) for h in located]
+        self._attach(live, doc, regions)
+        return live
+
+    def on_proposal(self, params: Any, raw: bytes) -> None:
+        p = parse_proposal(params)
+        fs_path = to_fs_path(p.uri) if p.uri.startswith("file:") else None
+        if fs_path is None:
+            raise ParamsError(f"capture/proposal needs a file: URI, not {p.uri[:100]!r}")
+        doc = self.server.documents.get(p.uri)
+        hunks = self._hunk_inputs(doc, p.hunks)
+        text = None
+        live = None
+        if doc is not None and p.state is State.APPLIED:
+            text = doc.buffer.text
+            live = self._follow_now(doc, hunks)
+        if p.state is State.SHOWN and p.editor_id:
+            self.shown[p.editor_id] = _Shown(p.uri, p.hunks)
+        job = partial(
+            _record_job,
+            self.config,
+            p,
+            fs_path,
+            hunks,
+            text,
+            live,
+            list(self.server.folders),
+            self.known,
+            time.time(),
+            _raw_text(raw),
+        )
+        future = self.server.writer.submit(job, "capture/proposal")
+        future.add_done_callback(partial(self._recorded, live))
+
+    def _hunk_inputs(self, doc: Document | None, hunks: Iterable[HunkParam]) -> list[HunkInput]:
+        inputs = []
+        for h in hunks:
+            start = line = None
+            if h.range is not None:
+                if doc is not None:
+                    start = doc.buffer.position_to_offset(
+                        h.range.start_line, h.range.start_character, self.server.encoding
+                    )
+                else:
+                    line = h.range.start_line + 1
+            inputs.append(HunkInput(h.old_text, h.new_text, start=start, line=line))
+        return inputs
+
+    def _recorded(
+        self, live: LiveProposal | None, future: asyncio.Future[list[StoredProposal]]
+    ) -> None:
+        error = future.exception()
+        stored = [] if error is not None else future.result()
+        if live is not None:
+            if error is not None or live.proposal_id is None or live.proposal_id in self.live:
+                self._detach(live)  # not recorded (or already followed): stop following it
+            else:
+                self._register(live)
+            return
+        for item in stored:
+            self.adopt(item, self.server.documents.by_file.get(item.file))
+
+    # ------------------------------------------------------------------ capture/decision
+
+    def on_decision(self, params: Any, raw: bytes) -> None:
+        d = parse_decision(params)
+        shown = self.shown.pop(d.editor_id, None) if d.editor_id else None
+        uri = d.uri or (shown.uri if shown else None)
+        doc = self.server.documents.get(uri)
+        text = doc.buffer.text if doc is not None and d.accepted else None
+        hints: list[int | None] = []
+        ranges = d.ranges or (tuple(h.range for h in shown.hunks) if shown else ())
+        for rng in ranges:
+            if rng is None or doc is None:
+                hints.append(None)
+            else:
+                hints.append(
+                    doc.buffer.position_to_offset(
+                        rng.start_line, rng.start_character, self.server.encoding
+                    )
+                )
+        live = None
+        if doc is not None and d.accepted and shown is not None:
+            hunks = [
+                HunkInput(h.old_text, h.new_text, start=hints[i] if i < len(hints) else None)
+                for i, h in enumerate(shown.hunks)
+            ]
+            live = self._follow_now(doc, hunks)
+        job = partial(
+            _decision_job,
+            self.config,
+            d.proposal_id,
+            d.editor_id,
+            d.accepted,
+            d.decided_by,
+            text,
+            hints,
+            live,
+            self.known,
+            time.time(),
+            _raw_text(raw),
+        )
+        future = self.server.writer.submit(job, "capture/decision")
+        future.add_done_callback(partial(self._recorded, live))
+
+
+# ---------------------------------------------------------------------- writer-thread jobs
+
+
+def _open_job(fs_path: str, store: Store) -> tuple[str, list[StoredProposal]]:
+    file = resolve(fs_path)
+    return file, load_live(store, file=file)
+
+
+def _persist_job(
+    text: str,
+    spans: list[tuple[LiveProposal, list[Region | None]]],
+    now: float,
+    observe: bool,
+    store: Store,
+) -> ObserveReport:
+    # Store fields are read here, on the writer thread: a proposal recorded by an earlier job
+    # has them by now even if the loop has not heard back yet.
+    groups: dict[tuple[int, str], dict[int, tuple[int, int]]] = {}
+    for live, regions in spans:
+        if live.workspace_id is None or live.path is None:
+            continue  # its record failed; it is being dropped
+        group = groups.setdefault((live.workspace_id, live.path), {})
+        for hunk_id, region in zip(live.hunk_ids, regions, strict=False):
+            if region is not None:
+                group[hunk_id] = (region.start, region.end)
+    report = ObserveReport()
+    for (workspace_id, path), spans_by_id in groups.items():
+        sync_text(store, workspace_id, path, text, spans_by_id, now=now, via="editor")
+        if not observe:
+            continue
+        due = [
+            c for c in store.due_checkpoints(now, paths=[path]) if c.workspace_id == workspace_id
+        ]
+        if due:
+            observed = observe_file(store, workspace_id, path, text, due, now=now, via="editor")
+            report.checkpoints += observed.checkpoints
+            report.settled.extend(observed.settled)
+    return report
+
+
+def _carry_other_regions(store: Store, root: str, path: str, text: str, now: float) -> None:
+    """Move the file's live regions to ``text`` before a new proposal makes it the baseline,
+    so that the baseline stays true for the proposals already there."""
+    relative = relative_to_workspace(Path(path), Path(root))
+    if relative is None:
+        return
+    workspace_id = store.ensure_workspace(root, now)
+    if store.live_proposals(workspace_id, relative):
+        observe_file(store, workspace_id, relative, text, (), now=now, via="editor")
+
+
+def _record_job(
+    config: Config,
+    p: ProposalParams,
+    fs_path: str,
+    hunks: list[HunkInput],
+    text: str | None,
+    live: LiveProposal | None,
+    folders: list[str],
+    known: set[str],
+    now: float,
+    raw: str,
+    store: Store,
+) -> list[StoredProposal]:
+    path = resolve(fs_path)
+    root = workspace_root(path, folders)
+    dedupe_key = f"lsp:{p.editor_id}" if p.editor_id else None
+    if dedupe_key is not None:
+        row = store.conn.execute(
+            "SELECT id FROM proposals WHERE dedupe_key = ?", (dedupe_key,)
+        ).fetchone()
+        if row is not None:
+            log.info("capture/proposal %s was already recorded as %s", p.editor_id, row[0])
+            return []
+    if text is not None:
+        _carry_other_regions(store, root, path, text, now)
+    proposal = ProposalInput(
+        path=path,
+        workspace=root,
+        agent=p.agent,
+        hunks=hunks,
+        state=p.state,
+        model=p.model,
+        session_id=p.session_id,
+        turn_id=p.turn_id,
+        prompt=p.prompt,
+        tool=p.tool,
+        source="lsp",
+        file_text=text,
+        dedupe_key=dedupe_key,
+        decided_by="user" if p.state is State.REJECTED else None,
+    )
+    proposal_id = record_proposal(store, config, proposal, now=now, raw=raw)
+    known.add(proposal_id)
+    log.info("recorded %s proposal %s for %s", p.state.value, proposal_id, path)
+    if p.state is not State.APPLIED:
+        return []
+    stored = load_live(store, ids=[proposal_id])
+    if live is not None and stored:
+        live.fill(stored[0])
+    return stored
+
+
+def _decision_job(
+    config: Config,
+    proposal_id: str | None,
+    editor_id: str | None,
+    accepted: bool,
+    decided_by: str,
+    text: str | None,
+    hints: list[int | None],
+    live: LiveProposal | None,
+    known: set[str],
+    now: float,
+    raw: str,
+    store: Store,
+) -> list[StoredProposal]:
+    if proposal_id is None:
+        row = store.conn.execute(
+            "SELECT id FROM proposals WHERE dedupe_key = ?", (f"lsp:{editor_id}",)
+        ).fetchone()
+        if row is None:
+            raise ParamsError(f"capture/decision: no proposal with id {editor_id!r}")
+        proposal_id = str(row[0])
+    row = store.proposal_row(proposal_id)
+    root = store.conn.execute(
+        "SELECT root FROM workspaces WHERE id = ?", (row["workspace_id"],)
+    ).fetchone()[0]
+    store.append_event("decision", raw, at=now, source="lsp", workspace=root)
+    if row["state"] != State.SHOWN.value:
+        log.info("capture/decision for %s ignored: it is %s", proposal_id, row["state"])
+        return []
+    if not accepted:
+        store.decide_proposal(proposal_id, accepted=False, decided_by=decided_by, now=now)
+        return []
+    file = os.path.join(root, row["path"])
+    if text is None:
+        text = read_text(Path(file))
+    located = None
+    if text is not None:
+        _carry_other_regions(store, root, file, text, now)
+        hunk_rows = store.hunk_rows(proposal_id)
+        located = locate(
+            text,
+            [
+                HunkInput(h["old_text"], h["new_text"], start=hints[i] if i < len(hints) else None)
+                for i, h in enumerate(hunk_rows)
+            ],
+        )
+    store.decide_proposal(
+        proposal_id,
+        accepted=True,
+        decided_by=decided_by,
+        now=now,
+        located=located,
+        file_text=text,
+        windows=config.windows,
+        late=config.late,
+    )
+    known.add(proposal_id)
+    stored = load_live(store, ids=[proposal_id])
+    if live is not None and stored:
+        live.fill(stored[0])
+    return stored

@@ -1,0 +1,80 @@
+"""``workspace/executeCommand capture.stats``: today's figures, for a status bar."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from capture.model import Outcome
+from capture.store import Store
+from server.feature import CommandHandler, Feature
+
+if TYPE_CHECKING:
+    from server.app import CaptureServer
+
+__all__ = ["STATS_COMMAND", "Stats"]
+
+STATS_COMMAND = "capture.stats"
+
+
+def _midnight(now: float) -> float:
+    day = datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day.timestamp()
+
+
+def _today(since: float, store: Store) -> dict[str, Any]:
+    outcomes = {o.value: 0 for o in Outcome}
+    for outcome, count in store.conn.execute(
+        "SELECT outcome, count(*) FROM proposals WHERE created_at >= ? GROUP BY outcome", (since,)
+    ):
+        outcomes[str(outcome)] = int(count)
+    runs = store.conn.execute(
+        """SELECT count(*), coalesce(sum(exit_code = 0), 0),
+           coalesce(sum(exit_code IS NOT NULL AND exit_code != 0), 0)
+           FROM test_runs WHERE started_at >= ?""",
+        (since,),
+    ).fetchone()
+    return {"outcomes": outcomes, "runs": (int(runs[0]), int(runs[1]), int(runs[2]))}
+
+
+class Stats(Feature):
+    server: CaptureServer
+
+    def __init__(self, server: CaptureServer) -> None:
+        super().__init__(server)
+        self._query: asyncio.Future[dict[str, Any]] | None = None
+
+    def commands(self) -> dict[str, CommandHandler]:
+        return {STATS_COMMAND: self.stats}
+
+    async def stats(self, *args) -> dict[str, Any]:
+        # pygls inspects a command's signature to convert its arguments: none are taken.
+        now = time.time()
+        since = _midnight(now)
+        # A status bar may ask faster than the store answers: requests arriving while a query
+        # is queued share it, so a burst of them costs one query, not a backlog.
+        if self._query is None or self._query.done():
+            self._query = self.server.writer.submit(partial(_today, since), "capture.stats")
+        today = await asyncio.shield(self._query)
+        outcomes = today["outcomes"]
+        settled = sum(outcomes[o] for o in ("kept", "edited", "undone", "rejected", "lost"))
+        passed, failed = today["runs"][1], today["runs"][2]
+        proposals = self.server.proposals
+        return {
+            "date": datetime.fromtimestamp(since).date().isoformat(),
+            "proposals": sum(outcomes.values()),
+            "outcomes": outcomes,
+            "keptRate": round(outcomes["kept"] / settled, 4) if settled else None,
+            "testRuns": {"total": today["runs"][0], "passed": passed, "failed": failed},
+            "tracking": {
+                "live": len(proposals.live),
+                "inEditor": sum(1 for p in proposals.live.values() if p.doc is not None),
+                "onDisk": sum(1 for p in proposals.live.values() if p.doc is None),
+                "openDocuments": len(self.server.documents.by_uri),
+                "watchedDirectories": len(self.server.watcher.directories),
+            },
+            "server": self.server.diagnostics(),
+        }

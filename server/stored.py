@@ -1,0 +1,119 @@
+"""Reading back, and writing forward, the live proposals the store holds.
+
+These run on the writer thread or the pickup thread, never on the event loop. A proposal is
+*live* while it is applied and has a checkpoint not yet observed (the late check included).
+Its hunks' regions in the store are relative to the file's baseline text (``tracked_files``);
+the two are always read, and written, together.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from capture.observer import observe_file, tracked_hunks
+from capture.store import Store
+from capture.tracking import TrackedHunk
+
+__all__ = ["StoredProposal", "load_live", "sync_text"]
+
+_LIVE_SQL = """SELECT p.rowid AS rid, p.id, p.workspace_id, w.root, p.path
+    FROM proposals p JOIN workspaces w ON w.id = p.workspace_id
+    WHERE p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
+        WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredProposal:
+    """A live proposal as the store holds it, with the baseline its regions refer to."""
+
+    proposal_id: str
+    rowid: int
+    workspace_id: int
+    root: str
+    path: str  # relative to root
+    hunks: tuple[tuple[int, TrackedHunk], ...]  # (hunk id, hunk)
+    due: tuple[float, ...]  # checkpoints not observed yet
+    baseline: str | None
+
+    @property
+    def file(self) -> str:
+        return os.path.join(self.root, self.path)
+
+
+def load_live(
+    store: Store,
+    *,
+    file: str | None = None,
+    ids: Sequence[str] | None = None,
+    after_rowid: int | None = None,
+) -> list[StoredProposal]:
+    """Live proposals, oldest first: all of them, those of one file (absolute, resolved),
+    those with the given ids, or those inserted after a rowid."""
+    sql = _LIVE_SQL
+    params: list[object] = []
+    if ids is not None:
+        if not ids:
+            return []
+        sql += f" AND p.id IN ({','.join('?' * len(ids))})"
+        params.extend(ids)
+    if after_rowid is not None:
+        sql += " AND p.rowid > ?"
+        params.append(after_rowid)
+    sql += " ORDER BY p.rowid"
+    baselines: dict[tuple[int, str], str | None] = {}
+    found: list[StoredProposal] = []
+    for row in store.conn.execute(sql, params).fetchall():
+        if file is not None and os.path.join(row["root"], row["path"]) != file:
+            continue
+        key = (int(row["workspace_id"]), str(row["path"]))
+        if key not in baselines:
+            baselines[key] = store.baseline(*key)
+        due = tuple(
+            float(r[0])
+            for r in store.conn.execute(
+                "SELECT due_at FROM checkpoints WHERE proposal_id = ? AND observed_at IS NULL",
+                (row["id"],),
+            )
+        )
+        found.append(
+            StoredProposal(
+                proposal_id=str(row["id"]),
+                rowid=int(row["rid"]),
+                workspace_id=key[0],
+                root=str(row["root"]),
+                path=key[1],
+                hunks=tuple(tracked_hunks(store, row["id"])),
+                due=due,
+                baseline=baselines[key],
+            )
+        )
+    return found
+
+
+def max_proposal_rowid(store: Store) -> int:
+    row = store.conn.execute("SELECT max(rowid) FROM proposals").fetchone()
+    return int(row[0] or 0)
+
+
+def sync_text(
+    store: Store,
+    workspace_id: int,
+    path: str,
+    text: str,
+    spans: Mapping[int, tuple[int, int]],
+    *,
+    now: float,
+    via: str,
+) -> None:
+    """Make ``text`` the file's baseline: every live region is carried to it by a diff from the
+    old baseline, then the regions the caller followed edit by edit (``spans``, by hunk id)
+    overwrite the diffed ones. Store regions and baseline stay a consistent pair."""
+    observe_file(store, workspace_id, path, text, (), now=now, via=via)
+    if spans:
+        store.update_regions(dict(spans))
+
+
+def files_of(stored: Iterable[StoredProposal]) -> set[str]:
+    return {s.file for s in stored}

@@ -1,0 +1,73 @@
+"""``capture/testRun``: an editor's test runner reports a run."""
+
+from __future__ import annotations
+
+import logging
+import time
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from pygls.uris import to_fs_path
+
+from capture.model import TestRunInput
+from capture.recorder import record_test_run
+from capture.store import Store
+from server.feature import Feature, NotificationHandler
+from server.params import parse_test_run
+from server.workspaces import resolve, workspace_root
+
+if TYPE_CHECKING:
+    from server.app import CaptureServer
+
+__all__ = ["TestRuns"]
+
+log = logging.getLogger(__name__)
+
+
+class TestRuns(Feature):
+    server: CaptureServer
+
+    def notifications(self) -> dict[str, NotificationHandler]:
+        return {"capture/testRun": self.on_test_run}
+
+    def on_test_run(self, params: Any, raw: bytes) -> None:
+        p = parse_test_run(params)
+        now = time.time()
+        workspace = p.workspace
+        if workspace is not None and workspace.startswith("file:"):
+            workspace = to_fs_path(workspace)
+        started = p.started_at
+        if started is None:
+            started = now - (p.duration_s or 0.0)
+        run = TestRunInput(
+            command=p.command,
+            source="editor",
+            started_at=started,
+            workspace=workspace,
+            name=p.name,
+            cwd=p.cwd,
+            duration_s=p.duration_s,
+            exit_code=p.exit_code,
+            passed=p.passed,
+            failed=p.failed,
+            errors=p.errors,
+            skipped=p.skipped,
+            failing_ids=list(p.failing_ids),
+            dedupe_key=f"lsp:{p.run_id}" if p.run_id else None,
+        )
+        folders = list(self.server.folders)
+        self.server.writer.post(
+            partial(_record, run, folders, now, raw.decode("utf-8", "replace")), "capture/testRun"
+        )
+
+
+def _record(run: TestRunInput, folders: list[str], now: float, raw: str, store: Store) -> str:
+    if run.workspace is not None:
+        run.workspace = resolve(run.workspace)
+    elif run.cwd is not None:
+        run.workspace = workspace_root(resolve(run.cwd), folders)
+    elif folders:
+        run.workspace = workspace_root(resolve(folders[0]), folders)
+    run_id = record_test_run(store, run, now=now, raw=raw)
+    log.info("recorded test run %s (%s, exit %s)", run_id, run.command, run.exit_code)
+    return run_id

@@ -1,0 +1,54 @@
+"""``capture/undo``: the editor says a change was an undo or a redo.
+
+The outcome rules read the text, not the reason (an undo and a hand deletion that restore
+the old text are both ``undone``), so the reason is kept as an event, with the proposals
+whose regions that change touched, for whoever studies how edits are taken back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from capture.store import Store
+from server.feature import Feature, NotificationHandler
+from server.params import parse_undo
+from server.proposals import LiveProposal
+
+if TYPE_CHECKING:
+    from server.app import CaptureServer
+
+__all__ = ["Undo"]
+
+
+class Undo(Feature):
+    server: CaptureServer
+
+    def notifications(self) -> dict[str, NotificationHandler]:
+        return {"capture/undo": self.on_undo}
+
+    def on_undo(self, params: Any, raw: bytes) -> None:
+        p = parse_undo(params)
+        doc = self.server.documents.get(p.uri)
+        touched: tuple[LiveProposal, ...] = ()
+        if doc is not None:
+            version = p.version if p.version is not None else doc.version
+            for seen, lives in reversed(doc.recent):
+                if seen == version:
+                    touched = lives
+                    break
+        payload = {"uri": p.uri, "version": p.version, "reason": p.reason}
+        self.server.writer.post(partial(_record, payload, touched, time.time()), "capture/undo")
+
+
+def _record(
+    payload: dict[str, Any], touched: tuple[LiveProposal, ...], now: float, store: Store
+) -> None:
+    # On the writer thread, a proposal reported just before has its id by now.
+    ids = sorted(p.proposal_id for p in touched if p.proposal_id is not None)
+    root = next((p.root for p in touched if p.root is not None), None)
+    store.append_event(
+        "undo", json.dumps({**payload, "proposals": ids}), at=now, source="lsp", workspace=root
+    )

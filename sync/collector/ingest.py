@@ -1,0 +1,325 @@
+"""From an upload's bytes to rows to store: plain functions, no I/O.
+
+The order of the checks is the contract: undecodable bytes are 400, a body or batch over the
+limits 413, a batch that breaks the wire schema 422 (naming the field) — in all three cases
+nothing of the batch is stored. Within a well-formed batch each episode is judged on its own:
+`rejected` (with the reason) when it is inconsistent or against the collector's policy, else it
+becomes a row whose fate (`accepted` or `duplicate`) the storage decides.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from sync.collector.errors import ApiError
+from sync.collector.validation import SchemaViolation, Validator
+from sync.collector.wire import LEVELS, SUPPORTED_SCHEMAS
+
+__all__ = [
+    "METRIC_FIELDS",
+    "EpisodeMetrics",
+    "EpisodeRow",
+    "Rejection",
+    "check_batch",
+    "decode_body",
+    "dedupe_in_batch",
+    "episode_metrics",
+    "latest_per_episode",
+    "parse_json",
+    "parse_time",
+    "prepare",
+    "week_of",
+]
+
+_KNOWN_OUTCOMES = ("kept", "edited", "undone", "lost", "pending")
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeMetrics:
+    """What the team report sums, computed once per episode when it arrives."""
+
+    proposals: int = 0
+    shown: int = 0
+    applied: int = 0
+    rejected: int = 0
+    kept: int = 0
+    edited: int = 0
+    undone: int = 0
+    lost: int = 0
+    pending: int = 0
+    chars_added: int = 0
+    lines_added: int = 0
+    # Characters of applied, measured proposals, and how many of them survived (retention x
+    # chars_added, in thousandths of a character so that sums stay exact integers as revisions
+    # add and remove them): the team's retention is the ratio of the two sums.
+    measured_chars: int = 0
+    retained_millichars: int = 0
+    test_runs: int = 0
+    test_runs_passed: int = 0
+
+
+METRIC_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(EpisodeMetrics))
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRow:
+    episode_id: str
+    revision: int
+    level: str
+    contributor: str | None
+    received_at: float
+    agent: str
+    model: str
+    started_at: float | None
+    week: str | None
+    metrics: EpisodeMetrics
+    body: str
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.episode_id, self.revision)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    episode_id: str
+    revision: int
+    error: str
+
+
+def decode_body(raw: bytes, content_encoding: str | None, max_decoded: int) -> bytes:
+    """The JSON bytes of a body sent with Content-Encoding gzip (or none)."""
+    encoding = (content_encoding or "identity").strip().lower()
+    if encoding == "identity":
+        return raw
+    if encoding not in ("gzip", "x-gzip"):
+        raise ApiError(
+            415, "unsupported_encoding", f"Content-Encoding {encoding!r}: send gzip or identity"
+        )
+    # A small gzip body can inflate to gigabytes: inflate at most max_decoded + 1 bytes.
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(raw, max_decoded + 1)
+    except zlib.error as exc:
+        raise ApiError(400, "bad_gzip", f"the body is not valid gzip: {exc}") from None
+    if len(data) > max_decoded:
+        raise ApiError(413, "body_too_large", f"the body inflates to more than {max_decoded} bytes")
+    if not inflater.eof:
+        raise ApiError(400, "bad_gzip", "the gzip stream is truncated")
+    return data
+
+
+def parse_json(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
+
+
+def check_batch(batch: Any, validate: Validator, max_batch: int) -> list[dict[str, Any]]:
+    """The batch's items, once the whole batch matches the wire schema."""
+    if isinstance(batch, dict) and isinstance(batch.get("episodes"), list):
+        count = len(batch["episodes"])
+        if count > max_batch:
+            raise ApiError(
+                413,
+                "batch_too_large",
+                f"the batch holds {count} episodes; at most {max_batch} per request",
+                field="episodes",
+            )
+    try:
+        validate(batch)
+    except SchemaViolation as exc:
+        raise ApiError(422, "invalid", str(exc), field=exc.field) from None
+    items: list[dict[str, Any]] = batch["episodes"]
+    return items
+
+
+def _revision(item: dict[str, Any]) -> int:
+    return int(item["revision"])
+
+
+def prepare(
+    item: dict[str, Any],
+    *,
+    contributor: str | None,
+    received_at: float,
+    max_level: str = "full",
+) -> EpisodeRow | Rejection:
+    """One validated batch item as a row to store, or the reason it is refused."""
+    episode_id = item["id"]
+    revision = _revision(item)
+    episode: dict[str, Any] = item["episode"]
+    level = item["level"]
+
+    def refuse(error: str) -> Rejection:
+        return Rejection(episode_id, revision, error)
+
+    if episode["id"] != episode_id:
+        return refuse(f"episode.id {episode['id']!r} differs from id {episode_id!r}")
+    if item["idempotency_key"] != f"{episode_id}:{revision}":
+        return refuse(f"idempotency_key must be {episode_id}:{revision}")
+    if episode["schema"] not in SUPPORTED_SCHEMAS:
+        return refuse(
+            f"episode.schema {episode['schema']!r} is not supported by this collector "
+            f"(supported: {', '.join(SUPPORTED_SCHEMAS)})"
+        )
+    if LEVELS.index(level) > LEVELS.index(max_level):
+        return refuse(f"level {level} is not accepted by this collector (at most {max_level})")
+    leak = _code_in_metrics_level(episode) if level == "metrics" else None
+    if leak:
+        return refuse(f"level metrics must not carry {leak}")
+    started_at: float | None = None
+    if episode.get("started_at") is not None:
+        try:
+            started_at = parse_time(episode["started_at"])
+        except ValueError:
+            return refuse(f"episode.started_at {episode['started_at']!r} is not a valid time")
+    return EpisodeRow(
+        episode_id=episode_id,
+        revision=revision,
+        level=level,
+        contributor=contributor,
+        received_at=received_at,
+        agent=_clean(episode.get("agent")) or "unknown",
+        model=_clean(episode.get("model")) or "unknown",
+        started_at=started_at,
+        week=week_of(started_at) if started_at is not None else None,
+        metrics=episode_metrics(episode),
+        body=orjson.dumps(episode).decode(),
+    )
+
+
+def _clean(text: str | None) -> str | None:
+    # PostgreSQL text cannot hold NUL; the body keeps it (escaped in JSON), the columns drop it.
+    return text.replace("\x00", "") if text else text
+
+
+def _code_in_metrics_level(episode: dict[str, Any]) -> str | None:
+    if episode.get("prompt") is not None:
+        return "episode.prompt"
+    for i, proposal in enumerate(episode["proposals"]):
+        for j, hunk in enumerate(proposal.get("hunks") or ()):
+            for name in ("old_text", "new_text"):
+                if hunk.get(name) is not None:
+                    return f"episode.proposals[{i}].hunks[{j}].{name}"
+    return None
+
+
+_EPOCH = datetime(1970, 1, 1)
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})\Z"
+)
+
+
+def parse_time(text: str) -> float:
+    """Seconds since the epoch of an RFC 3339 date-time; ValueError if it is not one."""
+    if not _RFC3339.match(text):
+        raise ValueError(f"not an RFC 3339 date-time: {text!r}")
+    moment = datetime.fromisoformat(text.upper())
+    offset = moment.utcoffset() or timedelta(0)
+    # Naive arithmetic: aware datetimes overflow near year 1 and 9999 once shifted to UTC.
+    return (moment.replace(tzinfo=None) - _EPOCH).total_seconds() - offset.total_seconds()
+
+
+def week_of(ts: float) -> str | None:
+    """The Monday (UTC) of the ISO week holding `ts`, as YYYY-MM-DD (None out of range)."""
+    try:
+        day = (_EPOCH + timedelta(seconds=ts)).date()
+        return (day - timedelta(days=day.weekday())).isoformat()
+    except OverflowError:
+        return None
+
+
+def _count(value: Any) -> int:
+    # Validated already: an integer (maybe written 3.0) or null.
+    return int(value) if value else 0
+
+
+def _passed(run: dict[str, Any]) -> bool:
+    if run.get("exit_code") is not None:
+        return bool(run["exit_code"] == 0)
+    return (
+        _count(run.get("failed")) == 0
+        and _count(run.get("errors")) == 0
+        and (_count(run.get("passed")) > 0)
+    )
+
+
+def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
+    # Runs for every episode received: plain locals, no per-field dict updates.
+    proposals = shown = applied = rejected = 0
+    outcomes = dict.fromkeys(_KNOWN_OUTCOMES, 0)
+    chars_added = lines_added = measured = runs = passed = 0
+    retained = 0
+    for p in episode.get("proposals") or ():
+        proposals += 1
+        state = p.get("state")
+        if state == "applied":
+            applied += 1
+        elif state == "rejected":
+            rejected += 1
+        elif state == "shown":
+            shown += 1
+        outcome = p.get("outcome")
+        if outcome in outcomes:
+            outcomes[outcome] += 1
+        added = _count(p.get("chars_added"))
+        chars_added += added
+        lines_added += _count(p.get("lines_added"))
+        retention = p.get("retention")
+        if state == "applied" and retention is not None:
+            measured += added
+            retained += round(retention * added * 1000)
+    for run in episode.get("test_runs") or ():
+        runs += 1
+        passed += _passed(run)
+    return EpisodeMetrics(
+        proposals,
+        shown,
+        applied,
+        rejected,
+        outcomes["kept"],
+        outcomes["edited"],
+        outcomes["undone"],
+        outcomes["lost"],
+        outcomes["pending"],
+        chars_added,
+        lines_added,
+        measured,
+        retained,
+        runs,
+        passed,
+    )
+
+
+def latest_per_episode(rows: Iterable[EpisodeRow]) -> list[EpisodeRow]:
+    """One row per episode id, its highest revision, sorted by id (a fixed lock order)."""
+    best: dict[str, EpisodeRow] = {}
+    for row in rows:
+        seen = best.get(row.episode_id)
+        if seen is None or row.revision > seen.revision:
+            best[row.episode_id] = row
+    return [best[k] for k in sorted(best)]
+
+
+def dedupe_in_batch(rows: Sequence[EpisodeRow]) -> tuple[list[EpisodeRow], set[int]]:
+    """Rows unique by (id, revision), sorted by key, and the positions of the repeats."""
+    seen: set[tuple[str, int]] = set()
+    repeats: set[int] = set()
+    unique: list[EpisodeRow] = []
+    for i, row in enumerate(rows):
+        if row.key in seen:
+            repeats.add(i)
+        else:
+            seen.add(row.key)
+            unique.append(row)
+    unique.sort(key=lambda r: r.key)
+    return unique, repeats
