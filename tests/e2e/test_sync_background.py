@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from capture.cli import COMMANDS
 from capture.config import load_config
 from capture.store import Store
 from sync.service import start_background_sync
@@ -22,7 +23,8 @@ from tests.synthetic_episodes import make_episode, write_episodes
 
 def test_nothing_starts_while_sync_is_off(capture_home: Path) -> None:
     code = (
-        "import sys, threading; from capture.config import load_config; "
+        "import sys, threading; from capture.cli import COMMANDS
+from capture.config import load_config; "
         "from sync.service import start_background_sync; "
         "w = start_background_sync(load_config()); "
         "print(w, threading.active_count(), 'httpx' in sys.modules)"
@@ -58,3 +60,28 @@ def test_uploads_in_the_background_once_enabled(
         assert not worker.thread.is_alive()
         sent = store.conn.execute("SELECT count(*) FROM sync_outbox WHERE state = 'sent'")
         assert sent.fetchone()[0] == 30
+
+
+@pytest.mark.skipif("serve" not in COMMANDS, reason="`capture serve` is not in this tree yet")
+def test_capture_serve_uploads_in_the_background(capture_home: Path, tmp_path: Path) -> None:
+    config = load_config()
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    rng = random.Random(6)
+    with CollectorDouble(token="tok") as collector:
+        with Store.open(config.paths.db) as store:
+            write_episodes(store, [make_episode(rng, i, root=str(ws)) for i in range(5)], now=0.0)
+            with store.transaction():
+                enable(store.conn, now=time.time(), root=str(ws), url=collector.url, token="tok")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "capture", "serve"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=capture_env(capture_home),
+        )  # fmt: skip
+        try:
+            deadline = time.time() + 30
+            while len(collector.stored) < 5 and time.time() < deadline:
+                time.sleep(0.1)
+            assert len(collector.stored) == 5
+        finally:
+            server.kill()
+            server.wait(10)

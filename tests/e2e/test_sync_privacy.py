@@ -163,33 +163,81 @@ def _lsp(message: dict) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(data) + data
 
 
+def _read_response(stream: object, want_id: int, deadline: float) -> dict:
+    """Read framed LSP messages until the response with `want_id`."""
+    import time
+
+    while time.monotonic() < deadline:
+        header = b""
+        while not header.endswith(b"\r\n\r\n"):
+            byte = stream.read(1)  # type: ignore[attr-defined]
+            if not byte:
+                raise AssertionError("the server closed its output")
+            header += byte
+        length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+        message = json.loads(stream.read(length))  # type: ignore[attr-defined]
+        if message.get("id") == want_id and "method" not in message:
+            return dict(message)
+    raise AssertionError(f"no response {want_id}")
+
+
 @pytest.mark.skipif("serve" not in COMMANDS, reason="`capture serve` is not in this tree yet")
 def test_server_connects_nowhere(tmp_path: Path, sentinel: Sentinel) -> None:
+    import time
+
     g = Guarded(tmp_path, sentinel)
     _prepare(g, sentinel)
     uri = g.ws.as_uri()
-    session = b"".join(
-        [
-            _lsp({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                  "params": {"processId": None, "rootUri": uri, "capabilities": {},
-                             "workspaceFolders": [{"uri": uri, "name": "ws"}]}}),
-            _lsp({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
-            _lsp({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-                  "params": {"textDocument": {"uri": f"{uri}/a.py", "languageId": "python",
-                                              "version": 1, "text": "x = 1\n"}}}),
-            _lsp({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
-            _lsp({"jsonrpc": "2.0", "method": "exit"}),
-        ]
-    )  # fmt: skip
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "capture", "serve"],
-        input=session,
-        env=g.env,
-        cwd=g.ws,
-        capture_output=True,
-        timeout=60,
-    )
-    assert b'"id": 2' in proc.stdout or b'"id":2' in proc.stdout, proc.stderr[-2000:]
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=g.env, cwd=g.ws,
+    )  # fmt: skip
+    assert proc.stdin and proc.stdout
+    deadline = time.monotonic() + 60
+    try:
+        proc.stdin.write(
+            _lsp(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "processId": None,
+                        "rootUri": uri,
+                        "capabilities": {},
+                        "workspaceFolders": [{"uri": uri, "name": "ws"}],
+                    },
+                }
+            )
+        )
+        proc.stdin.flush()
+        assert "capabilities" in _read_response(proc.stdout, 1, deadline)["result"]
+        for message in (
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {
+                        "uri": f"{uri}/a.py",
+                        "languageId": "python",
+                        "version": 1,
+                        "text": "x = 1\n",
+                    }
+                },
+            },
+            {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        ):
+            proc.stdin.write(_lsp(message))
+        proc.stdin.flush()
+        _read_response(proc.stdout, 2, deadline)
+        proc.stdin.write(_lsp({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert g.attempts() == []
     assert sentinel.connections == 0
 
