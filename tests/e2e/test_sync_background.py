@@ -23,8 +23,7 @@ from tests.synthetic_episodes import make_episode, write_episodes
 
 def test_nothing_starts_while_sync_is_off(capture_home: Path) -> None:
     code = (
-        "import sys, threading; from capture.cli import COMMANDS
-from capture.config import load_config; "
+        "import sys, threading; from capture.config import load_config; "
         "from sync.service import start_background_sync; "
         "w = start_background_sync(load_config()); "
         "print(w, threading.active_count(), 'httpx' in sys.modules)"
