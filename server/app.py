@@ -248,6 +248,8 @@ class CaptureServer(LanguageServer):
             "droppedEvents": self.writer.dropped_events,
             "requestFutures": len(self.protocol._request_futures),
             "checkpointsObserved": self.checkpoints.observed,
+            "diskEvents": self.watcher.events,
+            "diskReads": self.watcher.reads,
         }
 
     # ------------------------------------------------------------------ LSP handlers
