@@ -229,6 +229,57 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
     ),
     # Rollups for `capture report` (kept by triggers) and the indexes its raw queries use.
     ("m006_report", _report_statements),
+    (
+        # Opt-in upload (sync/): settings, per-workspace opt-in, the durable outbox, and what was
+        # last projected for each episode (to send a new revision only when it changed).
+        "m005_sync",
+        [
+            """CREATE TABLE sync_settings (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                enabled INTEGER NOT NULL DEFAULT 0,
+                url TEXT,
+                token TEXT,
+                salt BLOB,
+                last_run_at REAL,
+                last_success_at REAL,
+                last_error TEXT,
+                updated_at REAL
+            )""",
+            "INSERT INTO sync_settings (id) VALUES (1)",
+            # root '*' holds the settings of `--all` (every workspace not listed on its own).
+            """CREATE TABLE sync_workspaces (
+                root TEXT PRIMARY KEY,
+                level TEXT NOT NULL,
+                include TEXT NOT NULL DEFAULT '[]',
+                exclude TEXT NOT NULL DEFAULT '[]',
+                enabled_at REAL NOT NULL
+            )""",
+            """CREATE TABLE sync_outbox (
+                id INTEGER PRIMARY KEY,
+                episode_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                level TEXT NOT NULL,
+                content_hash TEXT NOT NULL,
+                payload TEXT,
+                state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN
+                    ('queued', 'sent', 'set_aside', 'quarantined', 'superseded')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at REAL NOT NULL DEFAULT 0,
+                last_error TEXT,
+                created_at REAL NOT NULL,
+                sent_at REAL,
+                UNIQUE (episode_id, revision)
+            )""",
+            # Rows by state in queue order: the next batch is the first due rows of `queued`.
+            "CREATE INDEX sync_outbox_state ON sync_outbox(state, id)",
+            """CREATE TABLE sync_episodes (
+                episode_id TEXT PRIMARY KEY,
+                fingerprint TEXT NOT NULL,
+                content_hash TEXT NOT NULL,
+                revision INTEGER NOT NULL
+            )""",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

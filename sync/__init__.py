@@ -1,0 +1,27 @@
+"""The opt-in upload of anonymized episodes (and, in sync/collector, the team collector).
+
+Importing this package costs nothing: `sync_enabled` is all a caller that merely needs to know
+whether to start anything must import.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+__all__ = ["sync_enabled"]
+
+
+def sync_enabled(db_path: Path) -> bool:
+    """Is sync turned on in this store? (A plain read: no migration, no import of sync/.)"""
+    if not db_path.exists():
+        return False
+    try:
+        conn = sqlite3.connect(db_path, timeout=5)
+        try:
+            row = conn.execute("SELECT enabled FROM sync_settings WHERE id = 1").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False  # no sync tables yet: never enabled
+    return bool(row and row[0])

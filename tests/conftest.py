@@ -13,12 +13,30 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ROOT / "tests" / "fixtures" / "agent-formats"
+#: Holds a sitecustomize.py that guards the network in every Python process the tests start.
+NETGUARD = ROOT / "tests" / "netguard"
+
+
+def _install_network_guard() -> object:
+    """This process may connect to loopback servers the tests start, and to nothing else."""
+    import importlib.util
+
+    os.environ.setdefault("CAPTURE_NETGUARD", "deny-remote")
+    spec = importlib.util.spec_from_file_location("capture_netguard", NETGUARD / "sitecustomize.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NETWORK_GUARD = _install_network_guard()
 
 
 def capture_env(home: Path, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["CAPTURE_HOME"] = str(home)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # The same guard in the subprocess (deny-remote unless a test asks for deny-all).
+    env["PYTHONPATH"] = os.pathsep.join([str(NETGUARD), str(ROOT), env.get("PYTHONPATH", "")])
     env.setdefault("CAPTURE_WINDOWS", "300ms,600ms,1s")
     env.pop("NO_COLOR", None)
     env.update(extra)

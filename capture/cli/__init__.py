@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "collector": ("capture.cli.collector_cmd", "run the team collector and manage its tokens"),
     "serve": ("capture.cli.serve_cmd", "run the LSP sidecar an editor starts (stdio, or --tcp)"),
     "demo": ("capture.cli.demo_cmd", "run a scripted editor session against a real server"),
+    "sync": ("capture.cli.sync_cmd", "opt-in upload of anonymized episodes to a team collector"),
 }
 
 

@@ -40,8 +40,16 @@ def run(args: argparse.Namespace) -> int:
 
     listener = setup_logging(config.paths.log_dir, args.log_level)
     code = 1
+    background = None
     try:
         server = CaptureServer(config)
+        # Opt-in upload: a background thread when sync is enabled; nothing at all otherwise.
+        from sync import sync_enabled
+
+        if sync_enabled(config.paths.db):
+            from sync.service import start_background_sync
+
+            background = start_background_sync(config)
         if address is None:
             code = serve_stdio(server)
         else:
@@ -51,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
             code = serve_tcp(server, address[0], address[1], ready)
     finally:
+        if background is not None:
+            background.stop(timeout=2.0)
         listener.stop()
     # Everything is committed and logged. The stdin reader thread may still sit in a blocking
     # read, which the interpreter's shutdown would trip over: leave without it.

@@ -1,0 +1,241 @@
+"""detect-secrets, run only where our own rules cannot decide, and cached by line content.
+
+Measured on this project's machine: importing detect-secrets costs 0.15-0.5 s and its plugins
+scan about 3,000 lines/s together (the keyword detector alone 12,000 lines/s), while an episode
+carries tens of lines and the pipeline must anonymize thousands of episodes a second. So a line
+goes to detect-secrets only when it could hold what our rules do not cover: one of the keywords
+its keyword plugin looks for (its own list), or a long quoted run of letters and digits that its
+entropy plugins could flag. Most lines of code hold neither. Results are cached by (file type,
+line); detect-secrets is imported on first use, never on the hook path.
+
+Its heuristic filters (templated values, indirect references, UUIDs, sequential strings...) are
+applied as `detect-secrets scan` applies them; a hit is widened to the whole token it sits in,
+because some plugins report only a prefix (the GitHub plugin reports `ghp`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+__all__ = [
+    "DETECT_ANCHORS",
+    "DetectSecrets",
+    "line_needs_detect_secrets",
+    "might_need_detect_secrets",
+]
+
+# The keyword plugin's own list (detect_secrets.plugins.keyword.DENYLIST), as one expression.
+_KEYWORD = re.compile(
+    r"api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|private_?key|"
+    r"client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|contrase"
+)
+# What the entropy plugins can flag: a quoted string long enough to reach their limits
+# (base64 4.5 bits/char needs >= 23 distinct characters; hex 3.0 needs >= 8)...
+_ENTROPY_DOUBLE = re.compile(r'"([A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})"')
+_ENTROPY_SINGLE = re.compile(r"'([A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})'")
+# ...and whose entropy comes near those limits. Below these (a margin under the plugins' own
+# 4.5 and 3.0) the plugins cannot report the string, so it need not be shown to them: UUIDs,
+# dotted names and long identifiers stop here.
+_BASE64_GATE = 4.0
+_HEX_GATE = 2.8
+_HEX = frozenset("0123456789abcdefABCDEF")
+# What a token is made of, for widening a hit; `=` is left out, so that `KEY=value` widens to
+# `value` only.
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/_\-.~]+")
+# Our placeholders and identity markers: detect-secrets must not see them as values.
+_PLACEHOLDER = re.compile(r"<SECRET:[a-z0-9_]+:[0-9a-f]{8}>|<(?:email|ip|user|host|workspace)>")
+
+_KIND = {
+    "Secret Keyword": "keyword",
+    "Base64 High Entropy String": "high_entropy",
+    "Hex High Entropy String": "high_entropy",
+}
+
+# Plugins not run: IPs are identity (scrubbed elsewhere), and the providers our own rules find
+# in every text anyway (tests/unit/sync/test_sync_secret_rules.py shows each), whose plugins
+# would only repeat those hits at ~2 us a line each.
+_LEFT_OUT = frozenset(
+    {
+        "Public IP (ipv4)", "AWS Access Key", "Azure Storage Account access key",
+        "Basic Auth Credentials", "GitHub Token", "GitLab Token", "JSON Web Token", "NPM tokens",
+        "OpenAI Token", "Private Key", "PyPI Token", "SendGrid API Key", "Slack Token",
+        "Stripe Access Key", "Telegram Bot Token", "Twilio API Key",
+    }
+)  # fmt: skip
+
+# Representative file names per detect-secrets file type, so the cache is keyed by type, not name.
+_CONFIG_SUFFIXES = {".yaml", ".yml", ".ini", ".cfg", ".conf", ".properties", ".toml", ".env"}
+
+
+#: Lower-case substrings one of which the keyword plugin's words all contain.
+DETECT_ANCHORS = ("key", "pass", "pwd", "secret", "contrase")
+
+
+def might_need_detect_secrets(text: str, anchors_present: set[str] | None = None) -> bool:
+    """Over a whole text (or all of an episode's text): does any line need detect-secrets?
+    Exactly the lines `find` would show it, so False means `find` finds nothing."""
+    if anchors_present is not None and anchors_present.isdisjoint(DETECT_ANCHORS):
+        return _has_entropy_candidate(text)
+    return bool(_candidate_lines(text))
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _high_entropy(value: str) -> bool:
+    gate = _HEX_GATE if _HEX.issuperset(value) else _BASE64_GATE
+    return _entropy(value) > gate
+
+
+def _entropy_candidates(text: str) -> list[int]:
+    """Start offsets of quoted strings the entropy plugins could flag."""
+    out: list[int] = []
+    # Two expressions, each with a literal first character, scan faster than one with a class.
+    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
+        if quote in text:
+            out.extend(m.start() for m in pattern.finditer(text) if _high_entropy(m.group(1)))
+    return out
+
+
+def _has_entropy_candidate(text: str) -> bool:
+    return bool(_entropy_candidates(text))
+
+
+def line_needs_detect_secrets(line: str) -> bool:
+    lower = line.lower()
+    if any(a in lower for a in DETECT_ANCHORS) and _KEYWORD.search(lower):
+        return True
+    return _has_entropy_candidate(line)
+
+
+def _filetype_name(hint: str) -> str:
+    dot = hint.rfind(".")
+    suffix = hint[dot:].lower() if dot >= 0 else ""
+    if suffix in _CONFIG_SUFFIXES or not suffix:
+        # Free text (prompts, test output, commands) is scanned as configuration: values need
+        # no quotes there, which is how people paste secrets into prose.
+        return "x.yaml"
+    return "x" + suffix
+
+
+class DetectSecrets:
+    """The plugins of detect-secrets (all but the public-IP one: IPs are identity, scrubbed
+    elsewhere), loaded on first use."""
+
+    def __init__(self, cache_size: int = 200_000) -> None:
+        self._plugins: list[Any] | None = None
+        self._filters: list[Any] = []
+        self._cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+        self._cache_size = cache_size
+        self.lines_scanned = 0
+        self.cache_hits = 0
+
+    def _load(self) -> list[Any]:
+        if self._plugins is None:
+            from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+            from detect_secrets.filters import heuristic
+
+            mapping: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+            self._plugins = [
+                cls() for name, cls in sorted(mapping.items()) if name not in _LEFT_OUT
+            ]
+            self._heuristic = heuristic
+        return self._plugins
+
+    def _is_false_positive(self, secret: str, line: str, plugin: Any) -> bool:
+        h = self._heuristic
+        return bool(
+            h.is_templated_secret(secret)
+            or h.is_prefixed_with_dollar_sign(secret)
+            or h.is_sequential_string(secret)
+            or h.is_potential_uuid(secret)
+            or h.is_likely_id_string(secret, line, plugin)
+            or h.is_not_alphanumeric_string(secret)
+            or _PLACEHOLDER.search(secret) is not None
+        )
+
+    def scan_line(self, line: str, hint: str) -> tuple[tuple[str, str], ...]:
+        """(kind, value) pairs detect-secrets finds in one line."""
+        key = (_filetype_name(hint), line)
+        found = self._cache.get(key)
+        if found is not None:
+            self.cache_hits += 1
+            return found
+        plugins = self._load()
+        from detect_secrets.util.code_snippet import get_code_snippet
+
+        self.lines_scanned += 1
+        # Placeholders stay in the line (blanking them would make the next word look like a
+        # value); hits inside them are dropped by the caller.
+        masked = line
+        # The keyword plugin (the slowest, ~40 us a line) can only fire on a line holding one
+        # of its words: skip it elsewhere.
+        keyword = _KEYWORD.search(line.lower()) is not None
+        if self._heuristic.is_indirect_reference(masked):
+            result: tuple[tuple[str, str], ...] = ()
+        else:
+            context = get_code_snippet([masked], 1)
+            hits: list[tuple[str, str]] = []
+            for plugin in plugins:
+                if not keyword and type(plugin).__name__ == "KeywordDetector":
+                    continue
+                for secret in plugin.analyze_line(
+                    filename=key[0], line=masked, line_number=1, context=context
+                ):
+                    value = secret.secret_value or ""
+                    if value and not self._is_false_positive(value, masked, plugin):
+                        kind = _KIND.get(secret.type) or re.sub(r"\W+", "_", secret.type).lower()
+                        hits.append((kind, value))
+            result = tuple(hits)
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        self._cache[key] = result
+        return result
+
+    def find(self, text: str, hint: str) -> list[tuple[int, int, str]]:
+        """(start, end, kind) spans in `text`, each widened to the whole token it sits in."""
+        spans: list[tuple[int, int, str]] = []
+        for start, end in _candidate_lines(text):
+            line = text[start:end]
+            for kind, value in self.scan_line(line.rstrip("\r"), hint):
+                at = line.find(value)
+                while at >= 0:
+                    a, b = _widen(line, at, at + len(value))
+                    spans.append((start + a, start + b, kind))
+                    at = line.find(value, at + len(value))
+        return spans
+
+
+def _line_at(text: str, at: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return start, len(text) if end < 0 else end
+
+
+def _candidate_lines(text: str) -> list[tuple[int, int]]:
+    """Lines holding one of the keyword plugin's words, or a quoted run the entropy plugins
+    could flag; found without splitting the text into lines."""
+    lines: set[tuple[int, int]] = set()
+    lower = text.lower()
+    for anchor in DETECT_ANCHORS:
+        at = lower.find(anchor)
+        while at >= 0:
+            start, end = _line_at(lower, at)
+            if _KEYWORD.search(lower, start, end):
+                lines.add((start, end))
+            at = lower.find(anchor, end)
+    for start in _entropy_candidates(text):
+        lines.add(_line_at(text, start))
+    return sorted(lines)
+
+
+def _widen(line: str, start: int, end: int) -> tuple[int, int]:
+    for m in _TOKEN_CHARS.finditer(line):
+        if m.start() <= start < m.end():
+            return min(start, m.start()), max(end, m.end())
+    return start, end

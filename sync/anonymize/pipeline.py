@@ -1,0 +1,523 @@
+"""The anonymized projection of one episode (`agent-capture/episode@1` in, a shareable episode out).
+
+A pure function of the episode, the level, the workspace's globs, the salt and the names to
+scrub: no clock, no files, no network. Steps, for each text field the level lets through:
+
+1. secrets are found (our rules, then detect-secrets where they cannot decide) and replaced by
+   `<SECRET:kind:hmac8>`, repeated until a scan finds nothing new;
+2. identity is scrubbed (workspace path, home directories, user and host names, e-mail and IP
+   addresses); credentials in URLs went in step 1;
+3. a value replaced anywhere is replaced everywhere else it occurs in the episode.
+
+Then the second scan: every string of the result is scanned again, and the result is searched for
+every value replaced in step 1. Any hit quarantines the episode: it is never sent, and `capture
+sync status` lists it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from capture.episodes import EPISODE_SCHEMA
+from sync.anonymize.detect import DetectSecrets
+from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
+from sync.anonymize.levels import Level
+from sync.anonymize.paths import PathHasher, language_of, selected
+from sync.anonymize.secrets import Plan, SecretScanner, redact
+
+__all__ = [
+    "SHARED_SCHEMA",
+    "Anonymizer",
+    "Projection",
+    "WorkspacePolicy",
+    "content_hash",
+    "dumps",
+]
+
+#: Same schema as `capture episodes --json`: fields are removed or rewritten per level (and
+#: `level`, `language`, counts added), never given another meaning.
+SHARED_SCHEMA = EPISODE_SCHEMA
+
+#: Values shorter than this are not searched for elsewhere: too many innocent collisions.
+_MIN_PROPAGATED = 6
+#: No detector can match a shorter text (the shortest, `PWD=` and six characters, is 10 long).
+_MIN_SECRET_TEXT = 10
+_NOTHING = Plan((), (), False)
+
+#: Test runners named at the metrics level (the first word of a command, when it is one of these).
+_RUNNERS = frozenset(
+    {
+        "pytest", "py.test", "tox", "nox", "unittest", "jest", "vitest", "mocha", "ava", "jasmine",
+        "karma", "cargo", "go", "gotestsum", "npm", "npx", "yarn", "pnpm", "bun", "deno", "node",
+        "python", "python3", "uv", "poetry", "hatch", "make", "mvn", "gradle", "gradlew",
+        "dotnet", "ctest", "rspec", "rake", "bundle", "phpunit", "mix", "swift", "stack", "cabal",
+        "dune", "bazel", "playwright", "cypress", "nextest",
+    }
+)  # fmt: skip
+
+
+def dumps(value: Any) -> str:
+    """The one serialization used for hashing, preview and upload: compact, key order as built."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def content_hash(serialized: str) -> str:
+    return hashlib.sha256(serialized.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspacePolicy:
+    level: Level
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    #: The shareable episode; None when nothing of it may go (every file it touched excluded).
+    episode: dict[str, Any] | None
+    #: Why the second scan refused it; non-empty means: never send.
+    quarantine: tuple[str, ...] = ()
+    secrets: int = 0
+    excluded_files: int = 0
+    #: The episode as it is sent (`dumps(episode)`), computed once here.
+    serialized: str | None = None
+
+
+@dataclass(slots=True)
+class _Pass:
+    """What one episode's first pass learned, for the second."""
+
+    roots: tuple[str, ...]
+    plan: Plan
+    identity: IdentityPlan
+    values: dict[str, str] = field(default_factory=dict)  # replaced value -> placeholder
+    #: Output strings the second scan must read: texts the first pass changed, and text fields
+    #: copied as they were. (A text the first pass scanned and left unchanged is known clean.)
+    unchecked: list[str] = field(default_factory=list)
+    secrets: int = 0  # placeholders written
+    known_clean: set[str] = field(default_factory=set)
+
+    def copy_all(self, values: list[Any]) -> None:
+        known = self.known_clean
+        self.unchecked.extend(
+            v for v in values if type(v) is str and len(v) >= _MIN_SECRET_TEXT and v not in known
+        )
+
+    def copy(self, value: Any) -> Any:
+        if type(value) is str and len(value) >= _MIN_SECRET_TEXT and value not in self.known_clean:
+            self.unchecked.append(value)
+        return value
+
+
+def _runner(command: str | None) -> str | None:
+    if not command:
+        return None
+    for word in command.split():
+        if "=" in word and not word.startswith("-"):
+            continue  # FOO=bar pytest
+        name = word.replace("\\", "/").rsplit("/", 1)[-1]
+        return name if name in _RUNNERS else None
+    return None
+
+
+class Anonymizer:
+    def __init__(
+        self,
+        salt: bytes,
+        identity: Identity | None = None,
+        *,
+        detect_secrets: DetectSecrets | None = None,
+    ) -> None:
+        self.salt = salt
+        self.identity_names = identity or Identity()
+        # Separate keys per use, so that a path digest can never be matched with a secret digest.
+        self._secret_key = hmac.digest(salt, b"agent-capture/secret", "sha256")
+        self._name_key = hmac.digest(salt, b"agent-capture/name", "sha256")
+        self.paths = PathHasher(self._name_key)
+        self.scanner = SecretScanner(
+            detect_secrets=detect_secrets if detect_secrets is not None else DetectSecrets()
+        )
+        self.identity = IdentityScrubber(identity or Identity())
+        #: Short strings the second scan has read and found clean. The scanner is deterministic,
+        #: so a string clean once is clean again; field values recur (agent names, reasons).
+        self._known_clean: set[str] = set()
+
+    def hashed(self, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return self.paths.digest(value)
+
+    # -- text ------------------------------------------------------------------------------
+
+    def _text(self, value: str | None, hint: str, state: _Pass) -> str | None:
+        if not value:
+            return value
+        found: list[str] = []
+        findings = self.scanner.find(value, hint, state.plan, found)
+        out = value
+        rounds = 0
+        while findings and rounds < 3:
+            out, replaced = redact(out, findings, self._secret_key)
+            for original, placeholder in replaced:
+                for v in (original, *found):
+                    if original.find(v) >= 0:
+                        for core in _cores(v):
+                            state.values.setdefault(core, placeholder)
+            rounds += 1
+            found = []
+            findings = self.scanner.find(out, hint, None, found)
+        scrubbed = self.identity.scrub(out, state.roots, state.identity)
+        if rounds:
+            state.secrets += scrubbed.count("<SECRET:")
+        if scrubbed is not value and scrubbed != value:
+            state.unchecked.append(scrubbed)
+        return scrubbed
+
+    # -- the projection --------------------------------------------------------------------
+
+    def project(self, episode: dict[str, Any], policy: WorkspacePolicy) -> Projection:
+        level = policy.level
+        root = episode.get("workspace") or ""
+        roots = (root,) if root else ()
+        text_level = level.carries_text
+        if text_level:
+            blob = "\n".join(_episode_texts(episode))
+            state = _Pass(
+                roots,
+                self.scanner.plan(blob),
+                # The workspace path is replaced first: what identity is left is elsewhere.
+                self.identity.plan(blob.replace(root, "<workspace>") if root else blob, roots),
+                known_clean=self._known_clean,
+            )
+        else:
+            # No text goes at this level: the copied fields are left to the second scan.
+            state = _Pass(roots, _NOTHING, IdentityPlan(), known_clean=self._known_clean)
+
+        proposals = []
+        excluded = 0
+        for p in episode.get("proposals") or []:
+            path = p.get("file") or ""
+            if not selected(path, policy.include, policy.exclude):
+                excluded += 1
+                continue
+            proposals.append(self._proposal(p, level, state))
+        if excluded and not proposals:
+            return Projection(None, excluded_files=excluded)
+
+        prompt = episode.get("prompt")
+        out: dict[str, Any] = {
+            "schema": SHARED_SCHEMA,
+            "level": level.value,
+            "id": episode["id"],
+            "agent": state.copy(episode.get("agent")),
+            "model": state.copy(episode.get("model")),
+            "session_id": (
+                state.copy(episode.get("session_id")) if level is Level.FULL else
+                self.hashed(episode.get("session_id"))
+            ),
+            "turn_id": (
+                state.copy(episode.get("turn_id")) if level is Level.FULL else
+                self.hashed(episode.get("turn_id"))
+            ),
+            "workspace": self.hashed(root) if root else None,
+            "source": state.copy(episode.get("source")),
+            "prompt": self._text(prompt, "", state) if text_level else None,
+            "prompt_chars": len(prompt) if prompt else 0,
+            "started_at": episode.get("started_at"),
+            "ended_at": episode.get("ended_at"),
+            "settled_at": episode.get("settled_at"),
+            "excluded_files": excluded,
+            "proposals": proposals,
+            "test_runs": [self._test_run(r, level, state) for r in episode.get("test_runs") or []],
+        }  # fmt: skip
+        if isinstance(episode.get("tests"), dict):
+            out["tests"] = self._tests_summary(episode["tests"], level, state)
+        self._extra(episode, out, _EPISODE_FIELDS, level, state)
+        out["secrets_redacted"] = state.secrets
+        serialized = dumps(out)
+        if state.values and _any_in(state.values, serialized):
+            # A replaced value occurs somewhere else too: replace it there (a walk over the
+            # whole episode, so only when the serialized form says it is needed).
+            out = self._propagate(out, state)
+            out["secrets_redacted"] = state.secrets
+            serialized = dumps(out)
+        reasons = self._second_scan(serialized, state)
+        return Projection(out, tuple(reasons), state.secrets, excluded, serialized)
+
+    def _proposal(self, p: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
+        def text(value: str | None, hint: str) -> str | None:
+            return self._text(value, hint, state)
+
+        def scrub_name(name: str) -> str:
+            return self._text(name, "", state) or ""
+
+        path = p.get("file") or ""
+        plain = [p.get(k) for k in _PROPOSAL_PLAIN]
+        state.copy_all(plain)
+        if level is Level.METRICS:
+            file = self.paths.path(path, hash_file_name=True)
+        elif level is Level.REDACTED:
+            file = self.paths.path(path, hash_file_name=False, scrub=scrub_name)
+        else:
+            file = scrub_name(path)
+        out: dict[str, Any] = {
+            "id": p.get("id"),
+            "file": file,
+            "language": language_of(path),
+            **dict(zip(_PROPOSAL_PLAIN, plain, strict=True)),
+            "hunk_count": len(p.get("hunks") or []),
+        }
+        if level.carries_text:
+            out["hunks"] = [
+                {
+                    "old_text": text(h.get("old_text"), path),
+                    "new_text": text(h.get("new_text"), path),
+                    "status": h.get("status"),
+                }
+                for h in p.get("hunks") or []
+            ]
+        # Checkpoints hold only what our own code writes: window labels, times, measures.
+        out["checkpoints"] = [
+            {k: c.get(k) for k in _CHECKPOINT_FIELDS} for c in p.get("checkpoints") or []
+        ]
+        self._extra(p, out, _PROPOSAL_FIELDS, level, state)
+        return out
+
+    def _test_run(self, r: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
+        def text(value: str | None, hint: str) -> str | None:
+            return self._text(value, hint, state)
+
+        plain = [r.get(k) for k in _TEST_RUN_PLAIN]
+        state.copy_all(plain)
+        runner = r.get("runner")
+        out: dict[str, Any] = {
+            "id": r.get("id"),
+            "runner": state.copy(runner) if runner else _runner(r.get("command")),
+            **dict(zip(_TEST_RUN_PLAIN, plain, strict=True)),
+        }
+        if level.carries_text:
+            out["command"] = text(r.get("command"), "")
+            out["name"] = text(r.get("name"), "")
+            out["failing_ids"] = [text(f, "") for f in r.get("failing_ids") or []]
+            # Where it ran and its report file: paths, scrubbed like any text.
+            for key in ("cwd", "report"):
+                if key in r:
+                    out[key] = text(r[key], "")
+        else:
+            out["failing_count"] = len(r.get("failing_ids") or [])
+        self._extra(r, out, _TEST_RUN_FIELDS, level, state)
+        return out
+
+    def _tests_summary(self, t: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
+        """What the linked test runs say about the episode: counts, statuses and the transition
+        go at every level; the failing tests' ids (paths and names) only with text."""
+        out: dict[str, Any] = {}
+        for key, value in t.items():
+            if key == "failing_tests_in_edited_files":
+                ids = value if isinstance(value, list) else []
+                if level.carries_text:
+                    out[key] = [self._text(f, "", state) for f in ids if isinstance(f, str)]
+                else:
+                    out["failing_tests_in_edited_files_count"] = len(ids)
+            elif isinstance(value, dict) or value is None or isinstance(value, bool | int | float):
+                out[key] = (
+                    {k: state.copy(v) for k, v in value.items()}
+                    if isinstance(value, dict)
+                    else value
+                )
+            elif isinstance(value, str):
+                out[key] = state.copy(value)
+        return out
+
+    def _extra(
+        self,
+        source: dict[str, Any],
+        out: dict[str, Any],
+        known: frozenset[str],
+        level: Level,
+        state: _Pass,
+    ) -> None:
+        """Fields added to the episode schema after this code was written: numbers and flags go
+        at every level; text only at the text levels, scrubbed like the rest."""
+        for key, value in source.items():
+            if key in known or key in out:
+                continue
+            kept = self._unknown(value, level, state)
+            if kept is not _DROP:
+                out[key] = kept
+
+    def _unknown(self, value: Any, level: Level, state: _Pass) -> Any:
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        if isinstance(value, str):
+            return self._text(value, "", state) if level.carries_text else _DROP
+        if isinstance(value, list):
+            items = [self._unknown(v, level, state) for v in value]
+            return [v for v in items if v is not _DROP]
+        if isinstance(value, dict):
+            items2 = {str(k): self._unknown(v, level, state) for k, v in value.items()}
+            return {k: v for k, v in items2.items() if v is not _DROP}
+        return _DROP
+
+    # -- after the first pass --------------------------------------------------------------
+
+    def _propagate(self, out: dict[str, Any], state: _Pass) -> dict[str, Any]:
+        values = sorted(state.values, key=len, reverse=True)
+        pattern = re.compile("|".join(re.escape(v) for v in values))
+
+        def fix(s: str) -> str:
+            if not any(v in s for v in values):
+                return s
+            fixed, n = pattern.subn(lambda m: state.values[m.group()], s)
+            state.secrets += n
+            return fixed
+
+        result = _map_strings(out, fix)
+        assert isinstance(result, dict)
+        state.unchecked = [fix(s) for s in state.unchecked]
+        return result
+
+    def _second_scan(self, serialized: str, state: _Pass) -> list[str]:
+        reasons: list[str] = []
+        # Joined by newlines: every rule but the private-key block stops at a line's end, and that
+        # one only grows when joined, so a hit in any string is a hit here.
+        todo = "\n".join(state.unchecked)
+        found = self.scanner.find(todo) if todo else []
+        for finding in found:
+            reasons.append(f"second scan: {finding.kind} still present")
+        if not found:
+            # Short field values recur (agent and model names, outcome reasons): remember them.
+            if len(self._known_clean) > 50_000:
+                self._known_clean.clear()
+            self._known_clean.update(s for s in state.unchecked if len(s) < 200)
+        for value, placeholder in state.values.items():
+            if _occurs(value, serialized):
+                kind = placeholder.split(":")[1]
+                reasons.append(f"second scan: a replaced {kind} value is still present")
+        return sorted(set(reasons))
+
+
+def _occurs(value: str, serialized: str) -> bool:
+    """Does `value` occur in the serialized episode, as it is or JSON-escaped?"""
+    return value in serialized or dumps(value)[1:-1] in serialized
+
+
+def _any_in(values: dict[str, str], serialized: str) -> bool:
+    return any(_occurs(v, serialized) for v in values)
+
+
+class _Drop:
+    pass
+
+
+_DROP: Any = _Drop()
+
+_EPISODE_FIELDS = frozenset(
+    {
+        "schema", "id", "agent", "model", "session_id", "turn_id", "workspace", "prompt",
+        "source", "started_at", "ended_at", "settled_at", "proposals", "test_runs", "tests",
+    }
+)  # fmt: skip
+_PROPOSAL_PLAIN = (
+    "state", "outcome", "reason", "similarity", "retention", "chars_added", "chars_removed",
+    "lines_added", "lines_removed", "agent", "model", "tool", "source", "backfilled",
+    "created_file", "created_at", "applied_at", "decided_by", "settled_at",
+)  # fmt: skip
+_CHECKPOINT_FIELDS = (
+    "window", "due_at", "observed_at", "similarity", "retention", "outcome", "via",
+)  # fmt: skip
+_TEST_RUN_PLAIN = (
+    "source", "exit_code", "passed", "failed", "errors", "skipped", "started_at", "duration_s",
+    "status", "link", "results_from",
+)  # fmt: skip
+_PROPOSAL_FIELDS = frozenset({"id", "file", "hunks", "checkpoints", *_PROPOSAL_PLAIN})
+_TEST_RUN_FIELDS = frozenset(
+    {"id", "command", "name", "failing_ids", "runner", "cwd", "report", *_TEST_RUN_PLAIN}
+)
+
+
+_EDGE_PUNCTUATION = "()[]{}<>,;:.!?'\"`"
+
+
+def _cores(value: str) -> list[str]:
+    """What to look for elsewhere in the episode once `value` was found: the value, without
+    punctuation that clings to it in prose, and a URL credential's password on its own."""
+    out = []
+    for v in (value, value.strip(_EDGE_PUNCTUATION)):
+        if len(v) >= _MIN_PROPAGATED and "<SECRET:" not in v:
+            out.append(v)
+        user, colon, password = v.partition(":")
+        if colon and len(password) >= _MIN_PROPAGATED and "<SECRET:" not in password:
+            out.append(password)
+    return out
+
+
+def _episode_texts(e: dict[str, Any]) -> list[str]:
+    """Every text of an episode the projection may carry (ids and timestamps aside). Each text
+    `_text` reads must be here: detectors are planned over these."""
+    out: list[str] = []
+    add = out.append
+    for k in ("prompt", "agent", "model", "session_id", "turn_id", "source", "workspace"):
+        v = e.get(k)
+        if type(v) is str:
+            add(v)
+    for p in e.get("proposals") or ():
+        for k in ("file", "reason", "tool", "agent", "model", "decided_by", "source"):
+            v = p.get(k)
+            if type(v) is str:
+                add(v)
+        for h in p.get("hunks") or ():
+            for k in ("old_text", "new_text"):
+                v = h.get(k)
+                if type(v) is str:
+                    add(v)
+        if p.keys() - _PROPOSAL_FIELDS:
+            out.extend(_strings({k: p[k] for k in p.keys() - _PROPOSAL_FIELDS}))
+    for r in e.get("test_runs") or ():
+        for k in ("command", "name", "source", "cwd", "report", "runner"):
+            v = r.get(k)
+            if type(v) is str:
+                add(v)
+        out.extend(f for f in r.get("failing_ids") or () if type(f) is str)
+        if r.keys() - _TEST_RUN_FIELDS:
+            out.extend(_strings({k: r[k] for k in r.keys() - _TEST_RUN_FIELDS}))
+    tests = e.get("tests")
+    if isinstance(tests, dict):
+        out.extend(_strings(tests))
+    if e.keys() - _EPISODE_FIELDS:
+        out.extend(_strings({k: e[k] for k in e.keys() - _EPISODE_FIELDS}))
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string value (not key) in a JSON-like structure."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            out.append(v)
+        elif type(v) is dict:
+            stack.extend(v.values())
+        elif type(v) is list:
+            stack.extend(v)
+        elif isinstance(v, str):
+            out.append(v)
+    return out
+
+
+def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, dict):
+        return {k: _map_strings(v, fn) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_map_strings(v, fn) for v in value]
+    return value

@@ -1,0 +1,237 @@
+"""Our own rules for provider tokens and credential shapes.
+
+detect-secrets finds much, but it is slow per line (~3,000 lines/s with every plugin) and some of
+its hits are only a token's prefix. These rules are the main detector, written for speed:
+
+- a *token* rule's expression starts with a literal prefix (`AKIA`, `ghp_`, `sk-ant-`, ...), which
+  lets the regular-expression engine skip through text at memory speed; the check that the token
+  does not continue a longer word to its left is done afterwards, on the few matches;
+- a *keyword* rule (`password = "..."`) is case-insensitive and slower, so it runs only on the
+  lines whose lower-cased text holds one of its anchors.
+
+Every rule has must-match and must-not-match cases in tests/unit/sync/test_secret_rules.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["RULES", "Rule", "literal_prefix"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    #: Keyword rules: lower-case substrings, one of which a line must hold for the rule to run
+    #: on it. Token rules have none: their pattern's literal prefix is the anchor.
+    anchors: tuple[str, ...] = ()
+    #: The group holding the secret (0: the whole match).
+    group: int = 0
+    #: The match must not continue a word to its left (checked on the match, not in the pattern,
+    #: because a look-behind at the start would disable the engine's prefix search).
+    left_edge: bool = True
+    #: Token rules only: the match may span lines.
+    multiline: bool = False
+    #: (min, max): the token starts with this many digits, just before the match (the literal
+    #: prefix search runs on what follows them).
+    left_digits: tuple[int, int] | None = None
+    #: Token rules: literal strings one of which any match starts with (its literal prefix).
+    probes: tuple[str, ...] = ()
+    #: Keyword rules: the pattern is written in lower case and runs on the lower-cased text
+    #: (5x faster than a case-insensitive pattern); `pattern_any_case` is for texts whose
+    #: lower-casing changes their length, where offsets would not carry over.
+    on_lower: bool = False
+    pattern_any_case: re.Pattern[str] | None = None
+
+    @property
+    def keyword(self) -> bool:
+        return bool(self.anchors)
+
+
+_R = r"(?![A-Za-z0-9])"
+
+_KEYWORDS = (
+    r"pass(?:word|wd|wort|phrase)|pwd|secret|token|(?:api|access|secret|private)_?key|apikey|"
+    r"client_?secret|(?:auth|access|refresh|bearer|api)_?token"
+)
+
+
+def literal_prefix(pattern: str) -> str:
+    """The characters every match of `pattern` starts with (escapes of `.` and `-` resolved)."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in ".-/":
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if c in "[](){}?*+|^$.\\":
+            break
+        out.append(c)
+        i += 1
+    # A quantifier binds the last literal: `ab*` guarantees only `a`.
+    if i < len(pattern) and pattern[i] in "?*{" and out:
+        out.pop()
+    return "".join(out)
+
+
+def _token(
+    kind: str,
+    pattern: str,
+    *,
+    group: int = 0,
+    left_edge: bool = True,
+    multiline: bool = False,
+    left_digits: tuple[int, int] | None = None,
+    probes: tuple[str, ...] = (),
+) -> Rule:
+    probes = probes or (literal_prefix(pattern),)
+    if min(len(p) for p in probes) < 2:
+        raise ValueError(f"{kind}: a token rule needs a literal prefix of 2+ characters")
+    return Rule(kind, re.compile(pattern), (), group, left_edge, multiline, left_digits, probes)
+
+
+def _keyword(
+    kind: str, pattern: str, anchors: tuple[str, ...], *, group: int, on_lower: bool = True
+) -> Rule:
+    if not on_lower:
+        return Rule(kind, re.compile(pattern), anchors, group, False)
+    return Rule(
+        kind,
+        re.compile(pattern),
+        anchors,
+        group,
+        False,
+        on_lower=True,
+        pattern_any_case=re.compile(pattern, re.IGNORECASE),
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    _token(
+        "private_key",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        left_edge=False,
+        multiline=True,
+    ),
+    _token(
+        "aws_access_key",
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA|A3T[A-Z0-9])[A-Z0-9]{16}" + _R,
+        probes=(
+            "AKIA",
+            "ASIA",
+            "ABIA",
+            "ACCA",
+            "AGPA",
+            "AIDA",
+            "AROA",
+            "ANPA",
+            "ANVA",
+            "APKA",
+            "A3T",
+        ),
+    ),
+    _keyword(
+        "aws_secret_key",
+        r"aws_?(?:secret_?(?:access_?)?key|sk)[\"']?\s*(?:=|:|:=|=>)\s*[\"']?"
+        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        ("aws",),
+        group=1,
+    ),
+    _token(
+        "github_token",
+        r"gh[pousr]_[A-Za-z0-9]{36,255}" + _R,
+        probes=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    _token("github_token", r"github_pat_[A-Za-z0-9_]{40,255}" + _R),
+    _token(
+        "gitlab_token",
+        r"gl(?:pat|dt|rt|ptt|cbt|soat|ffct|imt|agent|oas)-[A-Za-z0-9_\-]{20,}",
+        probes=tuple(
+            f"gl{p}-"
+            for p in ("pat", "dt", "rt", "ptt", "cbt", "soat", "ffct", "imt", "agent", "oas")
+        ),
+    ),
+    _token("gitlab_token", r"GR1348941[A-Za-z0-9_\-]{20,}"),
+    _token("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,}", probes=("xox",)),
+    _token(
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
+        left_edge=False,
+    ),
+    _token("stripe_key", r"sk_(?:live|test)_[A-Za-z0-9]{16,}" + _R),
+    _token("stripe_key", r"rk_(?:live|test)_[A-Za-z0-9]{16,}" + _R),
+    _token("stripe_key", r"whsec_[A-Za-z0-9]{24,}" + _R),
+    _token("anthropic_key", r"sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_\-]{20,}"),
+    _token(
+        "openai_key",
+        r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}"
+        r"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}" + _R + r"|[A-Za-z0-9]{48}" + _R + ")",
+    ),
+    _token("google_api_key", r"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])"),
+    _token("google_oauth", r"GOCSPX-[A-Za-z0-9_\-]{28}"),
+    _token("google_oauth", r"ya29\.[0-9A-Za-z_\-]{20,}"),
+    _token(
+        "jwt",
+        r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",
+    ),
+    _token(
+        # Credentials in a URL (user:password@, or a bare token before @): the whole user-info.
+        "url_credentials",
+        r"://((?:[^\s:/@'\"<>`]*:[^\s@/'\"<>`]+|[A-Za-z0-9_\-]{20,}))@",
+        group=1,
+        left_edge=False,
+    ),
+    _token("npm_token", r"npm_[A-Za-z0-9]{36}" + _R),
+    _token("pypi_token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"),
+    _token("huggingface_token", r"hf_[A-Za-z0-9]{34,}" + _R),
+    _token("sendgrid_key", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9_\-])"),
+    _token("twilio_key", r"SK[0-9a-f]{32}" + _R),
+    _token(
+        "digitalocean_token",
+        r"do[opr]_v1_[a-f0-9]{64}" + _R,
+        probes=("dop_v1_", "doo_v1_", "dor_v1_"),
+    ),
+    _token(
+        "shopify_token",
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R,
+        probes=("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
+    _token("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?" + _R),
+    _token("azure_storage_key", r"AccountKey=([A-Za-z0-9+/]{40,}={0,2})", group=1),
+    _token(
+        # `123456789:AA...`: the bot id's digits are checked once `:AA...` has matched.
+        "telegram_bot_token",
+        r":AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])",
+        left_digits=(8, 10),
+    ),
+    _keyword(
+        "authorization_header",
+        r"(?:authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+|bearer\s+)"
+        r"([A-Za-z0-9+/=._~\-]{12,})",
+        ("bearer", "authorization"),
+        group=1,
+    ),
+    _keyword(
+        # `password = "..."`, `"api_key": "..."`, `secret: '...'`: a quoted value after a key word.
+        "password",
+        r"(?:" + _KEYWORDS + r")(?:[_.\-][a-z0-9_\-]*)?[\"']?\s*"
+        r"(?:=|:|:=|=>|==|!=)\s*[bru]?([\"'])((?:(?!\1)[^\s<>{}$\\])"
+        r"(?:(?!\1)[^\s<>{}\\]){5,})\1",
+        ("pass", "pwd", "secret", "key", "token"),
+        group=2,
+    ),
+    _keyword(
+        # Shell and dotenv style: `DB_PASSWORD=hunter22`, `export API_KEY=abc123def`.
+        "password",
+        r"(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)[A-Z0-9_]*="
+        r"([^\s\"'`$<>{}()|;&]{6,})",
+        ("pass", "pwd", "secret", "token", "key"),
+        group=1,
+        on_lower=False,
+    ),
+)

@@ -1,0 +1,227 @@
+"""Filling the outbox: settled episodes of opted-in workspaces, projected, as new revisions.
+
+A cheap fingerprint per episode (when it settled, how many checkpoints were observed and when
+last, how many proposals and test runs, plus the workspace's level and globs) says whether it may
+have changed since it was last projected; only those are loaded and anonymized again. A new
+revision is queued only when the projection's content hash differs from the newest revision's,
+so a late check that changes nothing visible at the chosen level sends nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from capture.episodes import load_episodes
+from capture.store import Store
+from sync.anonymize.identity import Identity
+from sync.anonymize.levels import Level
+from sync.anonymize.pipeline import Anonymizer, Projection, content_hash
+from sync.outbox import Outbox, next_revision
+from sync.settings import OptIn, SyncSettings
+
+__all__ = ["RefreshReport", "changed_episodes", "project", "project_chunk", "refresh"]
+
+CHUNK = 500
+
+_FINGERPRINTS = """
+SELECT e.id, w.root,
+  coalesce(e.settled_at, '') || '|' || coalesce(e.ended_at, '') || '|' || coalesce(e.model, '')
+  || '|' || length(coalesce(e.prompt, ''))
+  || '|' || (SELECT count(*) || ':' || coalesce(max(p.settled_at), '') || ':'
+             || coalesce(sum(length(p.outcome)), '')
+             FROM proposals p WHERE p.episode_id = e.id)
+  || '|' || (SELECT count(*) || ':' || coalesce(max(c.observed_at), '')
+             FROM proposals p JOIN checkpoints c ON c.proposal_id = p.id
+             WHERE p.episode_id = e.id AND c.observed_at IS NOT NULL)
+  || '|' || (SELECT count(*) FROM episode_test_runs l WHERE l.episode_id = e.id) AS fingerprint,
+  s.fingerprint AS seen
+FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+LEFT JOIN sync_episodes s ON s.episode_id = e.id
+WHERE e.settled_at IS NOT NULL
+"""
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    considered: int = 0
+    queued: int = 0  # first revisions
+    revised: int = 0  # later revisions of episodes already queued or sent
+    unchanged: int = 0
+    excluded: int = 0
+    quarantined: int = 0
+
+
+def changed_episodes(store: Store, settings: SyncSettings) -> list[tuple[str, OptIn, str]]:
+    """(episode id, its opt-in, fingerprint) of settled episodes in opted-in workspaces that
+    were never projected, or may have changed since."""
+    out = []
+    for episode_id, root, fingerprint, seen in store.conn.execute(_FINGERPRINTS):
+        opt_in = settings.opt_in_for(root)
+        if opt_in is None:
+            continue
+        full = f"{fingerprint}|{opt_in.key}"
+        if full != seen:
+            out.append((episode_id, opt_in, full))
+    return out
+
+
+def project(anonymizer: Anonymizer, episode: dict[str, Any], opt_in: OptIn) -> Projection:
+    return anonymizer.project(episode, opt_in.policy)
+
+
+#: (episode id, serialized projection or None when excluded, content hash, quarantine reasons)
+Projected = tuple[str, str | None, str, tuple[str, ...]]
+
+#: A backlog at least this large is anonymized by a pool of processes.
+POOL_THRESHOLD = 2000
+
+
+def refresh(
+    store: Store,
+    settings: SyncSettings,
+    anonymizer: Anonymizer,
+    *,
+    now: float,
+    progress: Callable[[int, int], None] | None = None,
+    chunk: int = CHUNK,
+    workers: int | None = None,
+) -> RefreshReport:
+    """Queue what changed. `workers` > 1: a backlog of at least POOL_THRESHOLD episodes is
+    anonymized by that many processes (`[sync] workers`; default 1, this process alone: on a busy
+    machine the pool's start-up and hand-overs cost more than the second core brings)."""
+    report = RefreshReport()
+    todo = changed_episodes(store, settings)
+    report.considered = len(todo)
+    outbox = Outbox(store.conn)
+    chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+    if workers is None or len(todo) < POOL_THRESHOLD:
+        workers = 1
+    done = 0
+    for part, projected in _projections(store, anonymizer, chunks, workers):
+        _write_chunk(store, outbox, part, projected, now, report)
+        done += len(part)
+        if progress is not None:
+            progress(done, len(todo))
+    return report
+
+
+def _projections(
+    store: Store,
+    anonymizer: Anonymizer,
+    chunks: list[list[tuple[str, OptIn, str]]],
+    workers: int,
+) -> Iterator[tuple[list[tuple[str, OptIn, str]], list[Projected]]]:
+    """Each chunk with its projections, in order; computed here or by worker processes."""
+    if workers <= 1 or len(chunks) <= 1:
+        for part in chunks:
+            yield part, project_chunk(store, anonymizer, part)
+        return
+    import multiprocessing
+
+    # spawn, not fork: this process may run an upload thread, and a forked child would inherit
+    # its locks mid-flight.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(
+        workers,
+        initializer=_worker_init,
+        initargs=(str(store.path), anonymizer.salt, anonymizer.identity_names),
+    ) as pool:
+        tasks = [[(i, o.level.value, o.include, o.exclude) for i, o, _ in part] for part in chunks]
+        for part, projected in zip(chunks, pool.imap(_worker_project, tasks), strict=True):
+            yield part, projected
+
+
+def project_chunk(
+    store: Store, anonymizer: Anonymizer, part: Sequence[tuple[str, OptIn, str]]
+) -> list[Projected]:
+    episodes = {e["id"]: e for e in load_episodes(store, ids=[i for i, _, _ in part])}
+    out: list[Projected] = []
+    for episode_id, opt_in, _ in part:
+        episode = episodes.get(episode_id)
+        if episode is None:
+            continue
+        projection = project(anonymizer, episode, opt_in)
+        serialized = projection.serialized if projection.episode is not None else None
+        digest = content_hash(serialized) if serialized is not None else "excluded"
+        out.append((episode_id, serialized, digest, projection.quarantine))
+    return out
+
+
+_worker: dict[str, Any] = {}
+
+
+def _worker_init(db_path: str, salt: bytes, identity: Identity) -> None:
+    _worker["store"] = Store.open(Path(db_path))
+    _worker["anonymizer"] = Anonymizer(salt, identity)
+
+
+def _worker_project(
+    task: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]],
+) -> list[Projected]:
+    part = [
+        (i, OptIn("", Level(level), include, exclude), "") for i, level, include, exclude in task
+    ]
+    return project_chunk(_worker["store"], _worker["anonymizer"], part)
+
+
+def _write_chunk(
+    store: Store,
+    outbox: Outbox,
+    part: Sequence[tuple[str, OptIn, str]],
+    projected: Sequence[Projected],
+    now: float,
+    report: RefreshReport,
+) -> None:
+    by_id = {episode_id: (opt_in, fingerprint) for episode_id, opt_in, fingerprint in part}
+    with store.transaction():
+        latest = outbox.latest([episode_id for episode_id, _, _ in part])
+        for episode_id, serialized, digest, quarantine_reasons in projected:
+            opt_in, fingerprint = by_id[episode_id]
+            store.conn.execute(
+                """INSERT INTO sync_episodes (episode_id, fingerprint, content_hash, revision)
+                   VALUES (?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET
+                   fingerprint = excluded.fingerprint, content_hash = excluded.content_hash,
+                   revision = excluded.revision""",
+                (
+                    episode_id,
+                    fingerprint,
+                    digest,
+                    latest.get(episode_id, (0, ""))[0],
+                ),
+            )
+            if serialized is None:
+                # Every file it touched is excluded now: what was waiting to go stays home.
+                store.conn.execute(
+                    """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
+                       AND +state = 'queued'""",
+                    (episode_id,),
+                )
+                report.excluded += 1
+                continue
+            revision = next_revision(latest.get(episode_id), digest)
+            if revision is None:
+                report.unchanged += 1
+                continue
+            quarantine = "; ".join(quarantine_reasons) or None
+            outbox.add(
+                episode_id,
+                revision,
+                level=opt_in.level.value,
+                content_hash=digest,
+                payload=None if quarantine else serialized,
+                now=now,
+                quarantine=quarantine,
+            )
+            store.conn.execute(
+                "UPDATE sync_episodes SET revision = ? WHERE episode_id = ?",
+                (revision, episode_id),
+            )
+            if quarantine:
+                report.quarantined += 1
+            elif revision == 1:
+                report.queued += 1
+            else:
+                report.revised += 1

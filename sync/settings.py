@@ -1,0 +1,343 @@
+"""Sync settings: off by default, opted into per workspace (or for all), kept in the local store.
+
+The HMAC salt is generated on first use from the OS's randomness, stored in the local database,
+and never sent: without it no path digest or secret placeholder can be reversed or linked to
+another machine's.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hmac
+import json
+import os
+import secrets
+import socket
+import sqlite3
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from capture.errors import ConfigError, InputError
+from sync.anonymize.identity import Identity
+from sync.anonymize.levels import Level, parse_level
+from sync.anonymize.pipeline import WorkspacePolicy
+
+__all__ = [
+    "ALL",
+    "anonymize_workers",
+    "OptIn",
+    "SyncSettings",
+    "contributor_id",
+    "disable",
+    "enable",
+    "load_settings",
+    "local_identity",
+    "record_run",
+    "salt",
+    "upload_options",
+    "validate_url",
+]
+
+#: The `sync_workspaces` root that stands for every workspace (`--all`).
+ALL = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class OptIn:
+    root: str
+    level: Level
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def policy(self) -> WorkspacePolicy:
+        return WorkspacePolicy(self.level, self.include, self.exclude)
+
+    @property
+    def key(self) -> str:
+        """Changes whenever what this opt-in lets through changes (a new projection is due)."""
+        return json.dumps([self.level.value, self.include, self.exclude])
+
+
+@dataclass(frozen=True, slots=True)
+class SyncSettings:
+    enabled: bool = False
+    url: str | None = None
+    token: str | None = None
+    opt_ins: tuple[OptIn, ...] = ()
+    last_run_at: float | None = None
+    last_success_at: float | None = None
+    last_error: str | None = None
+
+    def opt_in_for(self, root: str | None) -> OptIn | None:
+        """The opt-in covering a workspace: its own, else the `--all` one, else none."""
+        fallback = None
+        for o in self.opt_ins:
+            if o.root == root:
+                return o
+            if o.root == ALL:
+                fallback = o
+        return fallback
+
+    @property
+    def active(self) -> bool:
+        """Uploads may happen: enabled, with somewhere to send and something opted in."""
+        return self.enabled and bool(self.url) and bool(self.token) and bool(self.opt_ins)
+
+
+def load_settings(conn: sqlite3.Connection) -> SyncSettings:
+    row = conn.execute("SELECT * FROM sync_settings WHERE id = 1").fetchone()
+    if row is None:
+        return SyncSettings()
+    opt_ins = tuple(
+        OptIn(
+            r["root"],
+            Level(r["level"]),
+            tuple(json.loads(r["include"])),
+            tuple(json.loads(r["exclude"])),
+        )
+        for r in conn.execute("SELECT * FROM sync_workspaces ORDER BY root")
+    )
+    return SyncSettings(
+        enabled=bool(row["enabled"]),
+        url=row["url"],
+        token=row["token"],
+        opt_ins=opt_ins,
+        last_run_at=row["last_run_at"],
+        last_success_at=row["last_success_at"],
+        last_error=row["last_error"],
+    )
+
+
+def salt(conn: sqlite3.Connection) -> bytes:
+    """This machine's salt, created on first use. Concurrent first uses agree on one value."""
+    row = conn.execute("SELECT salt FROM sync_settings WHERE id = 1").fetchone()
+    if row is not None and row[0]:
+        return bytes(row[0])
+    conn.execute(
+        "UPDATE sync_settings SET salt = ? WHERE id = 1 AND salt IS NULL",
+        (secrets.token_bytes(32),),
+    )
+    return bytes(conn.execute("SELECT salt FROM sync_settings WHERE id = 1").fetchone()[0])
+
+
+def contributor_id(salt_value: bytes) -> str:
+    """Identifies this user to the collector without saying who they are: a salted digest."""
+    return hmac.digest(salt_value, b"agent-capture/contributor", "sha256").hex()[:24]
+
+
+def validate_url(url: str) -> str:
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"not an http(s) URL: {url!r} (e.g. https://collector.example.com)")
+    if parts.query or parts.fragment:
+        raise InputError(f"the collector URL takes no query or fragment: {url!r}")
+    return url.strip().rstrip("/")
+
+
+def _globs(values: list[str] | None) -> list[str]:
+    out = []
+    for v in values or []:
+        v = v.strip()
+        if not v:
+            raise InputError("an empty glob pattern")
+        out.append(v)
+    return out
+
+
+def enable(
+    conn: sqlite3.Connection,
+    *,
+    now: float,
+    root: str,
+    url: str | None = None,
+    token: str | None = None,
+    level: str | None = None,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+) -> SyncSettings:
+    """Opt a workspace (or ALL) in. url and token are needed the first time, kept after."""
+    current = load_settings(conn)
+    url = validate_url(url) if url else current.url
+    if token is not None and not token.strip():
+        raise InputError("the token is empty")
+    token = token.strip() if token else current.token
+    if not url:
+        raise InputError("--url is required the first time sync is enabled")
+    if not token:
+        raise InputError("--token is required the first time sync is enabled")
+    try:
+        chosen = parse_level(level) if level else None
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    existing = current.opt_in_for(root) if root != ALL else None
+    if existing is not None and existing.root != root:
+        existing = None
+    new_level = chosen or (existing.level if existing else Level.REDACTED)
+    new_include = (
+        _globs(include) if include is not None else list(existing.include if existing else [])
+    )
+    new_exclude = (
+        _globs(exclude) if exclude is not None else list(existing.exclude if existing else [])
+    )
+    conn.execute(
+        "UPDATE sync_settings SET enabled = 1, url = ?, token = ?, updated_at = ? WHERE id = 1",
+        (url, token, now),
+    )
+    conn.execute(
+        """INSERT INTO sync_workspaces (root, level, include, exclude, enabled_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET level = excluded.level,
+           include = excluded.include, exclude = excluded.exclude""",
+        (root, new_level.value, json.dumps(new_include), json.dumps(new_exclude), now),
+    )
+    salt(conn)
+    return load_settings(conn)
+
+
+def disable(conn: sqlite3.Connection, *, now: float, root: str | None = None) -> int:
+    """Turn sync off (root None), or take one workspace out. Episodes queued and not yet sent
+    for what is taken out are dropped from the outbox (and projected afresh if it is opted in
+    again); returns how many were dropped."""
+    if root is None:
+        conn.execute("UPDATE sync_settings SET enabled = 0, updated_at = ? WHERE id = 1", (now,))
+        scope = "SELECT episode_id FROM sync_outbox WHERE state = 'queued'"
+        params: tuple[Any, ...] = ()
+    else:
+        if not conn.execute("DELETE FROM sync_workspaces WHERE root = ?", (root,)).rowcount:
+            raise InputError(f"sync is not enabled for {root}")
+        if root == ALL:
+            scope = """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+                       WHERE w.root NOT IN (SELECT root FROM sync_workspaces)"""
+            params = ()
+        else:
+            scope = """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+                       WHERE w.root = ?"""
+            params = (root,)
+    conn.execute(f"DELETE FROM sync_episodes WHERE episode_id IN ({scope})", params)
+    return int(
+        conn.execute(
+            f"DELETE FROM sync_outbox WHERE state = 'queued' AND episode_id IN ({scope})", params
+        ).rowcount
+        or 0
+    )
+
+
+def record_run(conn: sqlite3.Connection, *, at: float, error: str | None, success: bool) -> None:
+    if success:
+        conn.execute(
+            """UPDATE sync_settings SET last_run_at = ?, last_success_at = ?, last_error = NULL
+               WHERE id = 1""",
+            (at, at),
+        )
+    else:
+        conn.execute(
+            "UPDATE sync_settings SET last_run_at = ?, last_error = ? WHERE id = 1", (at, error)
+        )
+
+
+def local_identity(config_file: Path | None = None, env: dict[str, str] | None = None) -> Identity:
+    """This user's names as the machine knows them, plus `[sync] scrub = [...]` from
+    config.toml (a real name, a company, a client's name: words to remove wherever they are)."""
+    env = dict(os.environ) if env is None else env
+    users = {getpass.getuser(), env.get("USER", ""), env.get("LOGNAME", "")}
+    extra: list[str] = []
+    try:
+        import pwd
+
+        entry = pwd.getpwuid(os.getuid())
+        users.add(entry.pw_name)
+        real_name = entry.pw_gecos.split(",")[0].strip()
+        if real_name:
+            extra.append(real_name)
+            extra.extend(part for part in real_name.split() if len(part) >= 3)
+    except (ImportError, KeyError):  # pragma: no cover - not on Windows
+        pass
+    home = env.get("HOME")
+    if home:
+        users.add(Path(home).name)
+    # gethostname only: getfqdn would ask DNS, and nothing here may touch the network.
+    hosts = {socket.gethostname()}
+    hosts.update(h.split(".")[0] for h in list(hosts))
+    if config_file is not None:
+        extra.extend(_configured_scrub(config_file))
+    return Identity(
+        usernames=tuple(sorted(u for u in users if u)),
+        hostnames=tuple(sorted(h for h in hosts if h and h != "localhost")),
+        extra=tuple(extra),
+    )
+
+
+def _configured_scrub(config_file: Path) -> list[str]:
+    try:
+        with config_file.open("rb") as fh:
+            table: dict[str, Any] = tomllib.load(fh)
+    except FileNotFoundError:
+        return []
+    except (tomllib.TOMLDecodeError, OSError) as exc:
+        raise ConfigError(f"{config_file}: {exc}") from exc
+    section = table.get("sync", {})
+    words = section.get("scrub", []) if isinstance(section, dict) else []
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise ConfigError(f"{config_file}: [sync] scrub must be a list of strings")
+    return list(words)
+
+
+def upload_options(config_file: Path | None = None, env: dict[str, str] | None = None) -> Any:
+    """How the uploader paces itself: `[sync]` in config.toml (batch_size, max_attempts,
+    backoff = "1s,60s", timeout = "30s"), overridden by CAPTURE_SYNC_BATCH,
+    CAPTURE_SYNC_MAX_ATTEMPTS, CAPTURE_SYNC_BACKOFF and CAPTURE_SYNC_TIMEOUT."""
+    from capture.windows import parse_duration
+    from sync.uploader import UploadOptions
+
+    env = dict(os.environ) if env is None else env
+    section: dict[str, Any] = {}
+    if config_file is not None:
+        try:
+            with config_file.open("rb") as fh:
+                loaded = tomllib.load(fh).get("sync", {})
+            section = loaded if isinstance(loaded, dict) else {}
+        except FileNotFoundError:
+            pass
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"{config_file}: {exc}") from exc
+
+    def setting(key: str, var: str) -> str | None:
+        value = env.get(var) or section.get(key)
+        return None if value is None else str(value)
+
+    values: dict[str, Any] = {}
+    try:
+        if (v := setting("batch_size", "CAPTURE_SYNC_BATCH")) is not None:
+            values["batch_size"] = max(1, int(v))
+        if (v := setting("max_attempts", "CAPTURE_SYNC_MAX_ATTEMPTS")) is not None:
+            values["max_attempts"] = max(1, int(v))
+    except ValueError as exc:
+        raise ConfigError(f"sync settings: {exc}") from None
+    if (v := setting("backoff", "CAPTURE_SYNC_BACKOFF")) is not None:
+        parts = [p for p in v.split(",") if p.strip()]
+        if len(parts) != 2:
+            raise ConfigError(f"sync backoff must be 'BASE,CAP' (e.g. 1s,60s), not {v!r}")
+        values["backoff_base"] = parse_duration(parts[0])
+        values["backoff_cap"] = parse_duration(parts[1])
+    if (v := setting("timeout", "CAPTURE_SYNC_TIMEOUT")) is not None:
+        values["timeout"] = parse_duration(v)
+    return UploadOptions(**values)
+
+
+def anonymize_workers(config_file: Path | None = None, env: dict[str, str] | None = None) -> int:
+    """Processes to anonymize a large backlog with: `[sync] workers` or CAPTURE_SYNC_WORKERS."""
+    env = dict(os.environ) if env is None else env
+    value: Any = env.get("CAPTURE_SYNC_WORKERS")
+    if value is None and config_file is not None and config_file.exists():
+        with config_file.open("rb") as fh:
+            section = tomllib.load(fh).get("sync", {})
+        value = section.get("workers") if isinstance(section, dict) else None
+    if value is None:
+        return 1
+    try:
+        return max(1, min(16, int(value)))
+    except ValueError:
+        raise ConfigError(f"sync workers must be a number, not {value!r}") from None

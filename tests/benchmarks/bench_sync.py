@@ -1,0 +1,256 @@
+"""Sync figures: anonymize and upload 50,000 episodes at the redacted level.
+
+- anonymization alone (project + serialize + content hash, one process), beside its peer
+  `json.dumps` of the same episodes (the serialization no upload can avoid), and beside what
+  running detect-secrets on every line of every text would cost (measured on a sample);
+- end to end: `capture sync now` as a real process (load from the store, anonymize, queue in the
+  outbox, gzip, POST in batches, record the answers) to a collector on loopback in its own process
+  (the team collector when this tree has it, else the test double); its peer is the same number
+  of episodes POSTed as pre-built gzip'd batches with a bare httpx loop to a fresh collector.
+
+Run: python tests/benchmarks/bench_sync.py [--episodes N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from capture.store import Store  # noqa: E402
+from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash  # noqa: E402
+from sync.anonymize.detect import DetectSecrets  # noqa: E402
+from sync.outbox import Row, body_for  # noqa: E402
+from tests.sync_support import free_port, real_collector_available  # noqa: E402
+from tests.synthetic_episodes import make_episode, write_episodes  # noqa: E402
+
+SALT = b"benchmark salt, 32 bytes long..!"
+BATCH = 200
+
+
+def _texts(e: dict) -> list[str]:
+    out = [e["prompt"] or ""]
+    for p in e["proposals"]:
+        out.append(p["file"])
+        for h in p["hunks"]:
+            out += [h["old_text"], h["new_text"]]
+    for r in e["test_runs"]:
+        out += [r["command"], *r["failing_ids"]]
+    return out
+
+
+def bench_anonymize(episodes: list[dict]) -> dict[str, float]:
+    identity = Identity(usernames=("dev",), hostnames=("devbox",))
+    policy = WorkspacePolicy(Level.REDACTED)
+    start = time.perf_counter()
+    for e in episodes:
+        json.dumps(e)
+    ref = len(episodes) / (time.perf_counter() - start)
+    anonymizer = Anonymizer(SALT, identity)
+    start = time.perf_counter()
+    cpu = time.process_time()
+    quarantined = 0
+    for e in episodes:
+        projection = anonymizer.project(e, policy)
+        content_hash(projection.serialized or "")
+        quarantined += bool(projection.quarantine)
+    rate = len(episodes) / (time.perf_counter() - start)
+    cpu_rate = len(episodes) / (time.process_time() - cpu)
+    ds = anonymizer.scanner.detect_secrets
+    assert ds is not None
+    # detect-secrets on every line, uncached, on a sample (the whole run would take minutes).
+    sample = episodes[:500]
+    every_line = DetectSecrets(cache_size=1)
+    lines = [ln for e in sample for t in _texts(e) for ln in t.splitlines() if ln.strip()]
+    every_line.scan_line("warm up", "")
+    start = time.perf_counter()
+    for line in lines:
+        every_line.scan_line(line + " ", "x.py")
+    ds_rate = len(sample) / (time.perf_counter() - start)
+    return {
+        "anonymize": rate,
+        "anonymize_cpu": cpu_rate,
+        "json_dumps": ref,
+        "detect_secrets_every_line": ds_rate,
+        "ds_lines_scanned": ds.lines_scanned,
+        "ds_cache_hits": ds.cache_hits,
+        "quarantined": quarantined,
+    }
+
+
+class Collector:
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        if real_collector_available():
+            self.kind = "team collector (SQLite)"
+            db = f"sqlite:///{workdir / 'collector.db'}"
+            out = subprocess.run(
+                [sys.executable, "-m", "capture", "collector", "token", "create", "--db", db,
+                 "--team", "bench", "--scope", "ingest", "--json"],
+                env=env, capture_output=True, check=True, text=True,
+            )  # fmt: skip
+            self.token = json.loads(out.stdout)["token"]
+            cmd = [sys.executable, "-m", "capture", "collector", "serve", "--db", db,
+                   "--port", str(self.port), "--rate", "100000", "--burst", "100000"]  # fmt: skip
+        else:
+            self.kind = "collector test double (tests/sync_support.py)"
+            self.token = "bench-token"
+            cmd = [sys.executable, "-m", "tests.sync_support", str(self.port), self.token]
+        self.proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)  # fmt: skip
+        import httpx
+
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                httpx.get(f"{self.url}/", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise SystemExit("the collector did not start")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stored(self) -> int:
+        if self.kind.startswith("team"):
+            import sqlite3
+
+            with sqlite3.connect(self.workdir / "collector.db") as conn:
+                return int(conn.execute("SELECT count(*) FROM revisions").fetchone()[0])
+        import httpx
+
+        return int(httpx.get(self.url, timeout=10).json()["stored"])
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def bench_end_to_end(
+    episodes: list[dict], tmp: Path, ws: Path, workers: int = 1
+) -> dict[str, float | str]:
+    home = tmp / f"home-{workers}"
+    with Store.open(home / "data" / "capture.db") as store:
+        write_episodes(store, episodes, now=time.time())
+    collector = Collector(tmp / f"collector-{workers}")
+    env = dict(
+        os.environ, CAPTURE_HOME=str(home), PYTHONPATH=str(ROOT), CAPTURE_SYNC_WORKERS=str(workers)
+    )
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "capture", "sync", "enable", "--url", collector.url,
+             "--token", collector.token, "--level", "redacted", "--workspace", str(ws)],
+            env=env, check=True, capture_output=True,
+        )  # fmt: skip
+        start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        result = subprocess.run(
+            [sys.executable, "-m", "capture", "sync", "now", "--quiet"],
+            env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if result.returncode != 0:
+            raise SystemExit(result.stderr)
+        stored = collector.stored()
+        if stored != len(episodes):
+            raise SystemExit(f"the collector stored {stored} of {len(episodes)}")
+        with Store.open(home / "data" / "capture.db") as store:
+            rows = [
+                Row(0, r[0], r[1], r[2], r[3], 0)
+                for r in store.conn.execute(
+                    "SELECT episode_id, revision, level, payload FROM sync_outbox ORDER BY id"
+                )
+            ]
+    finally:
+        collector.stop()
+    # Peer: the same episodes, already anonymized and batched, POSTed by a bare httpx loop.
+    bodies = [
+        gzip.compress(body_for(rows[i : i + BATCH]), compresslevel=3)
+        for i in range(0, len(rows), BATCH)
+    ]
+    peer_collector = Collector(tmp / f"peer-collector-{workers}")
+    try:
+        import httpx
+
+        headers = {"Content-Encoding": "gzip", "Content-Type": "application/json",
+                   "Authorization": f"Bearer {peer_collector.token}",
+                   "X-Capture-Contributor": "bench"}  # fmt: skip
+        with httpx.Client(timeout=60, trust_env=False) as client:
+            start = time.perf_counter()
+            for body in bodies:
+                client.post(f"{peer_collector.url}/v1/episodes", content=body, headers=headers)
+            peer = len(rows) / (time.perf_counter() - start)
+    finally:
+        peer_collector.stop()
+    return {
+        "end_to_end": len(episodes) / elapsed,
+        "end_to_end_cpu": len(episodes) / cpu,
+        "elapsed": elapsed,
+        "bare_post": peer,
+        "collector": collector.kind,
+        "summary": result.stdout.strip(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--episodes", type=int, default=50_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        ws = tmp / "ws"
+        ws.mkdir()
+        rng = random.Random(2026)
+        episodes = [make_episode(rng, i, root=str(ws)) for i in range(args.episodes)]
+        size = sum(len(json.dumps(e)) for e in episodes[:1000]) / 1000
+        print(f"{args.episodes} synthetic episodes, {size:.0f} bytes of episode JSON on average")
+        a = bench_anonymize(episodes)
+        e = bench_end_to_end(episodes, tmp, ws)
+        e2 = bench_end_to_end(episodes, tmp, ws, workers=2)
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores")
+    rows = [
+        ("anonymization alone (redacted)", a["anonymize"], a["anonymize_cpu"], ">= 5,000",
+         f"{a['anonymize'] / a['json_dumps']:.2f}x of json.dumps ({a['json_dumps']:,.0f}/s); "
+         f"{a['anonymize'] / a['detect_secrets_every_line']:.0f}x detect-secrets on every line "
+         f"({a['detect_secrets_every_line']:,.0f}/s)"),
+        ("end to end: `capture sync now` to a collector on loopback", e["end_to_end"],
+         e["end_to_end_cpu"], ">= 2,000",
+         f"{e['end_to_end'] / e['bare_post']:.2f}x of bare httpx POSTs of the same batches "
+         f"({e['bare_post']:,.0f}/s)"),
+        ("end to end, anonymizing with 2 worker processes (`[sync] workers = 2`)",
+         e2["end_to_end"], e2["end_to_end_cpu"], ">= 2,000",
+         f"{e2['end_to_end'] / e2['bare_post']:.2f}x of bare httpx POSTs of the same batches "
+         f"({e2['bare_post']:,.0f}/s); CPU counts the worker processes too"),
+    ]  # fmt: skip
+    print(f"\ncollector: {e['collector']}; `sync now` said: {e['summary']}")
+    print(
+        f"detect-secrets ran on {a['ds_lines_scanned']:,} lines "
+        f"({a['ds_cache_hits']:,} more answered from its cache); "
+        f"quarantined: {a['quarantined']}"
+    )
+    print("\n| figure | episodes/s (wall) | episodes per CPU-second | target | peer, same run |")
+    print("|---|---:|---:|---:|---|")
+    for name, rate, cpu_rate, target, peer in rows:
+        print(f"| {name} | {rate:,.0f} | {cpu_rate:,.0f} | {target} | {peer} |")
+
+
+if __name__ == "__main__":
+    main()
