@@ -187,6 +187,9 @@ def _prepare(
 
 
 def _add(store: Store, config: Config, prepared: _Prepared, now: float) -> str:
+    from capture.observer import follow_to
+
+    follow_to(store, prepared.proposal, prepared.relative, now=now)
     return store.add_proposal(
         prepared.proposal,
         prepared.located,

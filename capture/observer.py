@@ -11,13 +11,13 @@ from typing import Any
 
 from capture.config import Config
 from capture.files import read_text
-from capture.model import State
+from capture.model import ProposalInput, State
 from capture.outcomes import decide
 from capture.regions import Region
 from capture.store import CheckpointResult, DueCheckpoint, Store
 from capture.tracking import TrackedHunk, follow, measure_hunks
 
-__all__ = ["ObserveReport", "observe_due", "observe_file", "tracked_hunks"]
+__all__ = ["ObserveReport", "follow_to", "observe_due", "observe_file", "tracked_hunks"]
 
 FILES_PER_TRANSACTION = 32
 
@@ -115,6 +115,18 @@ def observe_file(
         report.checkpoints += len(results)
         report.settled.extend(r.proposal_id for r in results if r.final)
     return report
+
+
+def follow_to(store: Store, proposal: ProposalInput, relative_path: str, *, now: float) -> None:
+    """Before a new proposal sets a file's baseline to the text right after its edit, move the
+    regions of the file's earlier live proposals to that text, so they stay relative to it."""
+    if proposal.state is not State.APPLIED or proposal.file_text is None:
+        return
+    workspace_id = store.ensure_workspace(proposal.workspace, now)
+    if store.live_proposals(workspace_id, relative_path):
+        observe_file(
+            store, workspace_id, relative_path, proposal.file_text, (), now=now, via="disk"
+        )
 
 
 def observe_due(

@@ -68,6 +68,9 @@ def record_proposal(
             source=proposal.source,
             workspace=str(root),
         )
+        from capture.observer import follow_to
+
+        follow_to(store, proposal, relative, now=now)
         return store.add_proposal(
             proposal,
             located,

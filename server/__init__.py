@@ -1,0 +1,10 @@
+"""The LSP sidecar (`capture serve`): a shell that turns an editor's messages into calls of the
+core.
+
+``app`` holds the LSP wiring; each other module is one feature or one piece of machinery:
+``buffer`` (the document model), ``documents`` (open documents, the per-keystroke path),
+``proposals`` (following agent edits), ``checkpoints`` (the timer), ``watcher`` (disk),
+``pickup`` (proposals other processes recorded), ``writer`` (the thread that writes),
+``stored`` (reading live proposals back), ``testruns``, ``undo``, ``stats``, ``params``
+(checking the ``capture/*`` params), ``workspaces``, ``logs``.
+"""

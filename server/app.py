@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024 * 1024  # larger messages are skipped, not buffered
 MAX_HEADER = 64 * 1024
 _READ_SIZE = 65536
-_PENDING_BATCHES = 64  # read-ahead limit: the reader waits when the loop is this far behind
+_PENDING_BATCHES = 8  # read-ahead limit: the reader waits when the loop is this far behind
 _EXPECTED = (ParamsError, BadParams)
 
 
@@ -245,8 +245,11 @@ class CaptureServer(LanguageServer):
             "errors": self.errors,
             "writeQueue": self.writer.queued,
             "failedWrites": self.writer.failed_jobs,
+            "droppedEvents": self.writer.dropped_events,
             "requestFutures": len(self.protocol._request_futures),
             "checkpointsObserved": self.checkpoints.observed,
+            "diskEvents": self.watcher.events,
+            "diskReads": self.watcher.reads,
         }
 
     # ------------------------------------------------------------------ LSP handlers

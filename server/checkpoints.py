@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 #: Even with nothing due, look at the store this often (other processes schedule checkpoints).
 RECHECK = 30.0
+#: A file being written when a checkpoint is due is read once it has been quiet (a read in the
+#: middle of a write sees a truncated file), but never later than this after the due time.
+MAX_SETTLE = 1.0
 #: After ``initialized``, wait this long before measuring overdue checkpoints: a restarted
 #: server hears the editor reopen its buffers first, so unsaved text is not judged from disk.
 STARTUP_GRACE = 1.0
@@ -72,6 +75,9 @@ class Checkpoints(Feature):
 
     def _fire(self) -> None:
         self._handle = None
+        if self.server.watcher.settling and time.time() < self._armed_for + MAX_SETTLE:
+            self._handle = self.server.loop.call_later(0.05, self._fire)
+            return
         self._armed_for = float("inf")
         self._running = True
         now = time.time()

@@ -229,7 +229,7 @@ class Proposals(Feature):
             by_key = self.by_key
             doc.recent.append((doc.version, tuple({by_key[k] for k in touched if k in by_key})))
         root = next((p.root for p in self.in_docs.get(doc, ()) if p.root is not None), None)
-        self.server.writer.event((time.time(), "edit", "lsp", root, _raw_text(raw)))
+        self.server.writer.event((time.time(), "edit", "lsp", root, _raw_text(raw)), droppable=True)
         self._moved(doc)
 
     def document_saved(self, doc: Document, now: float) -> None:
@@ -431,16 +431,28 @@ def _persist_job(
     # Store fields are read here, on the writer thread: a proposal recorded by an earlier job
     # has them by now even if the loop has not heard back yet.
     groups: dict[tuple[int, str], dict[int, tuple[int, int]]] = {}
+    followed: dict[tuple[int, str], set[str]] = {}
     for live, regions in spans:
-        if live.workspace_id is None or live.path is None:
+        if live.workspace_id is None or live.path is None or live.proposal_id is None:
             continue  # its record failed; it is being dropped
-        group = groups.setdefault((live.workspace_id, live.path), {})
+        place = (live.workspace_id, live.path)
+        group = groups.setdefault(place, {})
+        followed.setdefault(place, set()).add(live.proposal_id)
         for hunk_id, region in zip(live.hunk_ids, regions, strict=False):
             if region is not None:
                 group[hunk_id] = (region.start, region.end)
     report = ObserveReport()
     for (workspace_id, path), spans_by_id in groups.items():
-        sync_text(store, workspace_id, path, text, spans_by_id, now=now, via="editor")
+        sync_text(
+            store,
+            workspace_id,
+            path,
+            text,
+            spans_by_id,
+            followed=followed[(workspace_id, path)],
+            now=now,
+            via="editor",
+        )
         if not observe:
             continue
         due = [

@@ -25,7 +25,7 @@ def _midnight(now: float) -> float:
     return day.timestamp()
 
 
-def _today(since: float, store: Store) -> dict[str, Any]:
+def _today(since: float, now: float, store: Store) -> dict[str, Any]:
     outcomes = {o.value: 0 for o in Outcome}
     for outcome, count in store.conn.execute(
         "SELECT outcome, count(*) FROM proposals WHERE created_at >= ? GROUP BY outcome", (since,)
@@ -37,7 +37,14 @@ def _today(since: float, store: Store) -> dict[str, Any]:
            FROM test_runs WHERE started_at >= ?""",
         (since,),
     ).fetchone()
-    return {"outcomes": outcomes, "runs": (int(runs[0]), int(runs[1]), int(runs[2]))}
+    # The personal report's figures for today, the same as `capture report --today --json`.
+    from capture.report import today_stats
+
+    return {
+        "outcomes": outcomes,
+        "runs": (int(runs[0]), int(runs[1]), int(runs[2])),
+        "report": today_stats(store, now),
+    }
 
 
 class Stats(Feature):
@@ -57,7 +64,7 @@ class Stats(Feature):
         # A status bar may ask faster than the store answers: requests arriving while a query
         # is queued share it, so a burst of them costs one query, not a backlog.
         if self._query is None or self._query.done():
-            self._query = self.server.writer.submit(partial(_today, since), "capture.stats")
+            self._query = self.server.writer.submit(partial(_today, since, now), "capture.stats")
         today = await asyncio.shield(self._query)
         outcomes = today["outcomes"]
         settled = sum(outcomes[o] for o in ("kept", "edited", "undone", "rejected", "lost"))
@@ -77,4 +84,6 @@ class Stats(Feature):
                 "watchedDirectories": len(self.server.watcher.directories),
             },
             "server": self.server.diagnostics(),
+            "report": today["report"],
+            "line": today["report"]["line"],
         }

@@ -9,14 +9,14 @@ the two are always read, and written, together.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from capture.observer import observe_file, tracked_hunks
 from capture.store import Store
 from capture.tracking import TrackedHunk
 
-__all__ = ["StoredProposal", "load_live", "sync_text"]
+__all__ = ["StoredProposal", "load_live", "max_proposal_rowid", "sync_text"]
 
 _LIVE_SQL = """SELECT p.rowid AS rid, p.id, p.workspace_id, w.root, p.path
     FROM proposals p JOIN workspaces w ON w.id = p.workspace_id
@@ -104,16 +104,20 @@ def sync_text(
     text: str,
     spans: Mapping[int, tuple[int, int]],
     *,
+    followed: Set[str],
     now: float,
     via: str,
 ) -> None:
-    """Make ``text`` the file's baseline: every live region is carried to it by a diff from the
-    old baseline, then the regions the caller followed edit by edit (``spans``, by hunk id)
-    overwrite the diffed ones. Store regions and baseline stay a consistent pair."""
-    observe_file(store, workspace_id, path, text, (), now=now, via=via)
+    """Make ``text`` the file's baseline, with every live region relative to it.
+
+    ``spans`` (by hunk id) are the regions the caller followed edit by edit, for the proposals
+    in ``followed``. When those are all the file's live proposals, they are written as they
+    are; otherwise the others are carried from the old baseline by a diff first.
+    """
+    live = {str(row["id"]) for row in store.live_proposals(workspace_id, path)}
+    if live <= followed:
+        store.set_baseline(workspace_id, path, text, now)
+    else:
+        observe_file(store, workspace_id, path, text, (), now=now, via=via)
     if spans:
         store.update_regions(dict(spans))
-
-
-def files_of(stored: Iterable[StoredProposal]) -> set[str]:
-    return {s.file for s in stored}

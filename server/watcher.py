@@ -134,6 +134,11 @@ class DiskWatcher(Feature):
         if not loop.is_closed():
             loop.call_soon_threadsafe(self._hit, path)
 
+    @property
+    def settling(self) -> bool:
+        """A followed file changed and has not been quiet for the debounce delay yet."""
+        return bool(self._timers)
+
     def changed(self, path: str) -> None:
         """The client says ``path`` changed on disk (``workspace/didChangeWatchedFiles``)."""
         if path in self._files:

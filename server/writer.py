@@ -30,6 +30,9 @@ T = TypeVar("T")
 Job = Callable[[Store], T]
 EventRow = tuple[float, str, str | None, str | None, str]  # at, kind, source, workspace, payload
 
+#: Queued writes past which keystroke events are dropped (a stuck disk must not eat memory).
+MAX_BEHIND = 50_000
+
 _EVENTS_SQL = "INSERT INTO events (at, kind, source, workspace, payload) VALUES (?, ?, ?, ?, ?)"
 
 
@@ -63,6 +66,7 @@ class StoreWriter:
         self.queued = 0  # items put minus items done: how far the thread lags behind
         self.committed_batches = 0
         self.failed_jobs = 0
+        self.dropped_events = 0
 
     # ---------------------------------------------------------------- loop side
 
@@ -83,8 +87,14 @@ class StoreWriter:
         self.queued += 1
         self._queue.put(_JobItem(job, None, label))
 
-    def event(self, row: EventRow) -> None:
-        """Append a raw event row (batched with whatever else is queued)."""
+    def event(self, row: EventRow, *, droppable: bool = False) -> None:
+        """Append a raw event row (batched with whatever else is queued). A droppable one
+        (a keystroke) is dropped while the thread is far behind, rather than held in memory."""
+        if droppable and self.queued > MAX_BEHIND:
+            self.dropped_events += 1
+            if self.dropped_events % 10_000 == 1:
+                log.warning("the store is %d writes behind: keystroke events dropped", self.queued)
+            return
         self.queued += 1
         self._queue.put(row)
 

@@ -32,6 +32,14 @@ def _install_network_guard() -> object:
 NETWORK_GUARD = _install_network_guard()
 
 
+def missing_tool(reason: str) -> None:
+    """A system tool the test needs is not installed: skip on a developer's machine, fail under
+    CI, where `.ci/run` installs every package in `.ci/apt-packages`."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason} (CI must run this test)", pytrace=False)
+    pytest.skip(reason)
+
+
 def capture_env(home: Path, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["CAPTURE_HOME"] = str(home)

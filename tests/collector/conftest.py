@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.collector.support import Collector, PgCluster, PostgresMissing
+from tests.conftest import missing_tool
 
 _names = itertools.count()
 
 
 def _missing(reason: str) -> None:
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"{reason} (CI must run the PostgreSQL tests)", pytrace=False)
-    pytest.skip(reason)
+    missing_tool(reason)
 
 
 @pytest.fixture(scope="session")

@@ -142,3 +142,23 @@ def test_pure_deletion_undone_when_old_text_returns(
     settle(run_capture, ws)
     (episode,) = episodes_json(run_capture)
     assert episode["proposals"][0]["outcome"] == "undone"
+
+
+def test_second_agent_edit_to_a_file_keeps_the_first_region_in_place(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    ws = make_workspace(tmp_path)
+    path = agent_edit(ws, "two.py")
+    propose(run_capture, ws, "two.py")
+    # The agent edits the same file again, above the first edit, before any checkpoint.
+    path.write_text("import math\n\n\n" + path.read_text())
+    second = {"file": "two.py", "old_text": "", "new_text": "import math\n\n\n", "line": 1}
+    assert run_capture("propose", input=json.dumps(second), cwd=ws).returncode == 0
+    settle(run_capture, ws)
+    outcomes = {
+        p["hunks"][0]["new_text"]: (p["outcome"], p["similarity"])
+        for e in episodes_json(run_capture)
+        for p in e["proposals"]
+    }
+    assert outcomes[AGENT_BODY] == ("kept", 1.0)
+    assert outcomes["import math\n\n\n"] == ("kept", 1.0)

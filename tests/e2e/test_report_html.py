@@ -12,7 +12,7 @@ import pytest
 
 from capture.store import Store
 from tests.chromium import Browser, find_chromium
-from tests.conftest import capture_env
+from tests.conftest import capture_env, missing_tool
 from tests.report_fixtures import FIXTURE_UNTIL, build_fixture
 
 
@@ -67,9 +67,8 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def test_page_renders_in_chromium(page: Path, tmp_path: Path) -> None:
-    assert find_chromium(), (
-        "chromium is needed (Debian: apt-get install chromium; .ci/apt-packages)"
-    )
+    if not find_chromium():
+        missing_tool("chromium is needed (Debian: apt-get install chromium; .ci/apt-packages)")
     with Browser(tmp_path / "profile") as browser:
         browser.open(page.as_uri())
         assert browser.errors() == []

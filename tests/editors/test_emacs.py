@@ -11,13 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, capture_env
+from tests.conftest import ROOT, capture_env, missing_tool
 
 ORIGINAL = "def total(items):\n    return 0\n\n\ndef main():\n    print(total([1, 2]))\n"
 EMACS = shutil.which("emacs")
 ELPA = Path("/usr/share/emacs/site-lisp/elpa")
 
-pytestmark = pytest.mark.skipif(EMACS is None, reason="emacs is not installed (.ci/apt-packages)")
+
+@pytest.fixture(autouse=True)
+def _needs_emacs() -> None:
+    if EMACS is None:
+        missing_tool("emacs is not installed (.ci/apt-packages)")
 
 
 def test_emacs_eglot_session(tmp_path: Path, capture_home: Path) -> None:

@@ -11,12 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, capture_env
+from tests.conftest import ROOT, capture_env, missing_tool
 
 ORIGINAL = "def total(items):\n    return 0\n\n\ndef main():\n    print(total([1, 2]))\n"
 NVIM = shutil.which("nvim")
 
-pytestmark = pytest.mark.skipif(NVIM is None, reason="neovim is not installed (.ci/apt-packages)")
+
+@pytest.fixture(autouse=True)
+def _needs_neovim() -> None:
+    if NVIM is None:
+        missing_tool("neovim is not installed (.ci/apt-packages)")
 
 
 def nvim_version() -> str:

@@ -93,6 +93,9 @@ async def test_kept_edited_undone_through_the_editor(tmp_path: Path, capture_hom
     assert stats["outcomes"]["edited"] == 1
     assert stats["outcomes"]["undone"] == 1
     assert stats["server"]["errors"] == 0
+    # The status-bar figures are the personal report's, for today.
+    assert "kept" in stats["line"]
+    assert stats["report"]["proposals"]["applied"] == 3
 
 
 async def test_shown_then_decided(tmp_path: Path, capture_home: Path) -> None:
