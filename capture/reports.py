@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from capture.globs import glob_regex
+
 if TYPE_CHECKING:
     from capture.junit import JunitReport
 
@@ -103,25 +105,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     cached = _GLOB_CACHE.get(pattern)
     if cached is not None:
         return cached
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    compiled = re.compile("".join(out))
+    compiled = re.compile(glob_regex(pattern))
     _GLOB_CACHE[pattern] = compiled
     return compiled
 

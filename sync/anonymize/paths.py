@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from capture.globs import glob_regex
+
 __all__ = [
     "ALWAYS_EXCLUDED",
     "COMMON_NAMES",
@@ -79,25 +81,7 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
         pattern += "**"
     anchored = "/" in pattern.rstrip("/")
     pattern = pattern.lstrip("/")
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out)
+    body = glob_regex(pattern)
     return re.compile(("" if anchored else "(?:.*/)?") + body + r"\Z", re.DOTALL)
 
 
