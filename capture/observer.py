@@ -123,6 +123,8 @@ def follow_to(store: Store, proposal: ProposalInput, relative_path: str, *, now:
     if proposal.state is not State.APPLIED or proposal.file_text is None:
         return
     workspace_id = store.ensure_workspace(proposal.workspace, now)
+    if store.baseline(workspace_id, relative_path) == proposal.file_text:
+        return  # nothing moved since the regions were last placed
     if store.live_proposals(workspace_id, relative_path):
         observe_file(
             store, workspace_id, relative_path, proposal.file_text, (), now=now, via="disk"

@@ -41,6 +41,8 @@ _ENTROPY_SINGLE = re.compile(r"'([A-Za-z0-9+/=_\-.]{20,}|[0-9a-fA-F]{8,})'")
 # dotted names and long identifiers stop here.
 _BASE64_GATE = 4.0
 _HEX_GATE = 2.8
+_BASE64_LIMIT = 4.5
+_HEX_LIMIT = 3.0
 _HEX = frozenset("0123456789abcdefABCDEF")
 # What a token is made of, for widening a hit; `=` is left out, so that `KEY=value` widens to
 # `value` only.
@@ -90,6 +92,11 @@ def _entropy(value: str) -> float:
 def _high_entropy(value: str) -> bool:
     gate = _HEX_GATE if _HEX.issuperset(value) else _BASE64_GATE
     return _entropy(value) > gate
+
+
+def _over_plugin_limit(value: str) -> bool:
+    limit = _HEX_LIMIT if _HEX.issuperset(value) else _BASE64_LIMIT
+    return _entropy(value) > limit
 
 
 def _entropy_candidates(text: str) -> list[int]:
@@ -208,6 +215,13 @@ class DetectSecrets:
                     a, b = _widen(line, at, at + len(value))
                     spans.append((start + a, start + b, kind))
                     at = line.find(value, at + len(value))
+        # detect-secrets reads some lines so that a quoted string escapes its entropy plugins
+        # (seen: `=0( x = "<40 hex digits>" ]`); a quoted string over the plugins' own limits is
+        # a secret whatever surrounds it.
+        for pattern in (_ENTROPY_DOUBLE, _ENTROPY_SINGLE):
+            for m in pattern.finditer(text):
+                if _over_plugin_limit(m.group(1)):
+                    spans.append((m.start(1), m.end(1), "high_entropy"))
         return spans
 
 

@@ -28,7 +28,7 @@ WRITER = textwrap.dedent(
     for i in range(count):
         text = f"line {i}\\n" * 3
         proposal = ProposalInput(
-            path=f"{ws}/w{worker}.py", workspace=ws, agent="bench",
+            path=f"{ws}/w{worker}_{i % 20}.py", workspace=ws, agent="bench",
             hunks=[HunkInput("", f"line {i}\\n")], session_id=f"w{worker}",
             turn_id=str(i // 10), file_text=text, dedupe_key=f"{worker}-{i}",
         )

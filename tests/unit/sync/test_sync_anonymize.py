@@ -346,3 +346,14 @@ def test_linked_test_run_fields() -> None:
     assert redacted["tests"]["failing_tests_in_edited_files"] == [
         "<workspace>/tests/billing/test_invoice.py::test_rounding"
     ]
+
+
+def test_a_quoted_hex_secret_is_redacted_where_detect_secrets_misreads_the_line() -> None:
+    # Found by the property above: detect-secrets lets this line's quoted string through.
+    value = "cd18fc9fb6494384932af3bda6fe8102c0fa7a26"
+    text = f'=0( x = "{value}" ]'
+    e = episode(prompt=text)
+    e["proposals"][0]["hunks"][0]["new_text"] = text
+    result = anonymizer().project(e, WorkspacePolicy(Level.REDACTED))
+    assert result.episode is not None
+    assert value not in dumps(result.episode)
