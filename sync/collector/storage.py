@@ -18,7 +18,29 @@ from sync.collector.ingest import EpisodeRow
 from sync.collector.report import ReportRow
 from sync.collector.tokens import TokenRecord
 
-__all__ = ["ExportRow", "Storage", "StorageUrlError", "open_storage", "parse_db_url"]
+__all__ = [
+    "ExportRow",
+    "Storage",
+    "StorageUrlError",
+    "open_storage",
+    "parse_db_url",
+    "time_filter",
+]
+
+
+def time_filter(
+    since: float | None, until: float | None, column: str, placeholder: str
+) -> tuple[str, list[float]]:
+    """`AND column >= since AND column < until` (each part when given) and its parameters, in
+    the driver's placeholder style (`?` for sqlite3, `%s` for psycopg)."""
+    sql, params = "", []
+    if since is not None:
+        sql += f" AND {column} >= {placeholder}"
+        params.append(since)
+    if until is not None:
+        sql += f" AND {column} < {placeholder}"
+        params.append(until)
+    return sql, params
 
 
 class StorageUrlError(ValueError):

@@ -21,7 +21,7 @@ from psycopg_pool import ConnectionPool
 
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
 from sync.collector.report import ReportRow, week_range
-from sync.collector.storage import ExportRow
+from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "PostgresStorage"]
@@ -190,19 +190,6 @@ _MOVE_EPISODES = (
 )
 
 
-def _time_filter(
-    since: float | None, until: float | None, column: str = "started_at"
-) -> tuple[str, list[float]]:
-    sql, params = "", []
-    if since is not None:
-        sql += f" AND {column} >= %s"
-        params.append(since)
-    if until is not None:
-        sql += f" AND {column} < %s"
-        params.append(until)
-    return sql, params
-
-
 class PostgresStorage:
     kind = "postgresql"
 
@@ -327,7 +314,7 @@ class PostgresStorage:
     def export_rows(
         self, team: str, since: float | None, until: float | None
     ) -> Iterator[ExportRow]:
-        where, params = _time_filter(since, until, "e.started_at")
+        where, params = time_filter(since, until, "e.started_at", "%s")
         with self.pool.connection() as conn, conn.cursor(name="capture_export") as cur:
             cur.itersize = 2000
             cur.execute(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
 from sync.collector.report import ReportRow, week_range
-from sync.collector.storage import ExportRow
+from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "SqliteStorage"]
@@ -150,19 +150,6 @@ def _episode_values(team: str, row: EpisodeRow) -> tuple[object, ...]:
     )
 
 
-def _time_filter(
-    since: float | None, until: float | None, column: str = "started_at"
-) -> tuple[str, list[float]]:
-    sql, params = "", []
-    if since is not None:
-        sql += f" AND {column} >= ?"
-        params.append(since)
-    if until is not None:
-        sql += f" AND {column} < ?"
-        params.append(until)
-    return sql, params
-
-
 class SqliteStorage:
     kind = "sqlite"
 
@@ -265,7 +252,7 @@ class SqliteStorage:
     def export_rows(
         self, team: str, since: float | None, until: float | None
     ) -> Iterator[ExportRow]:
-        where, params = _time_filter(since, until, "e.started_at")
+        where, params = time_filter(since, until, "e.started_at", "?")
         # A connection of its own: the export streams while other requests use the thread's.
         conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
         try:
