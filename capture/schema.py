@@ -314,8 +314,8 @@ def migrate(db_path: Path) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX)
         db = sqlite_utils.Database(db_path)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA busy_timeout=30000")
+            db.execute("PRAGMA journal_mode=WAL")
             migrations = Migrations(MIGRATION_SET)
             for name, statements in _MIGRATIONS:
                 migrations(name=name)(_statements_migration(statements))

@@ -79,9 +79,11 @@ class Store:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = _connect(path)
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
-            if schema_version(conn) < SCHEMA_VERSION:
+            wal = conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+            if not wal or schema_version(conn) < SCHEMA_VERSION:
+                # Switching to WAL needs the database to itself, and several processes (or a
+                # server's threads) may open a new store at once: both happen under the
+                # migration lock, where a second opener waits its turn.
                 migrate(path)
             elif schema_version(conn) > SCHEMA_VERSION:
                 raise StoreError(
