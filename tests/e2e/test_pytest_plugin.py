@@ -100,6 +100,29 @@ def test_per_test_outcomes_and_paths_from_a_sub_directory(
     assert episode["tests"]["tests_edited_by_agent"] is True
 
 
+def test_under_xdist_the_session_is_recorded_once_with_every_worker_s_tests(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    ws = make_project(tmp_path)
+    agent_edit(run_capture, ws, "src/calc.py", "a + b\n", "a + b + 1\n", "claude-code", "t1")
+    (ws / "tests" / "test_more.py").write_text(
+        "def test_one():\n    pass\n\ndef test_two():\n    pass\n\n"
+        "def test_three():\n    assert 1 == 2\n"
+    )
+    result = pytest_session(ws, capture_home, *plugin_args(), "-p", "xdist.plugin", "-n", "2")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "2 workers" in result.stdout or "gw1" in result.stdout, result.stdout
+
+    (episode,) = episodes_json(run_capture)
+    (run,) = episode["test_runs"]  # the controller's session; no run per worker
+    assert run["source"] == "pytest-plugin"
+    assert (run["passed"], run["failed"], run["errors"], run["skipped"]) == (3, 2, 0, 0)
+    assert sorted(run["failing_ids"]) == [
+        "tests/test_calc.py::test_add",
+        "tests/test_more.py::test_three",
+    ]
+
+
 def test_a_broken_database_never_fails_the_session(tmp_path: Path) -> None:
     ws = make_project(tmp_path)
     home = tmp_path / "home"
