@@ -35,6 +35,8 @@ class Config:
     #: Globs (relative to the workspace) where JUnit XML reports appear; None: the defaults
     #: in capture.reports.
     junit_reports: tuple[str, ...] | None = None
+    #: Whether `capture serve` watches its workspaces' report paths for JUnit reports.
+    watch_reports: bool = True
 
     @property
     def final_window(self) -> Window:
@@ -87,6 +89,11 @@ def load_config(env: dict[str, str] | None = None) -> Config:
         if not isinstance(items, list | tuple):
             raise ConfigError(f"{paths.config_file}: junit_reports must be a list of globs")
         junit = tuple(str(g).strip() for g in items if str(g).strip())
+    watch = section.get("watch_junit_reports", True)
+    if env.get("CAPTURE_WATCH_JUNIT_REPORTS"):
+        watch = env["CAPTURE_WATCH_JUNIT_REPORTS"].strip().lower() not in ("0", "false", "no")
+    if not isinstance(watch, bool):
+        raise ConfigError(f"{paths.config_file}: watch_junit_reports must be true or false")
     return Config(
         paths=paths,
         windows=windows,
@@ -95,6 +102,7 @@ def load_config(env: dict[str, str] | None = None) -> Config:
         event_retention_days=retention,
         test_commands=_patterns(section.get("test_commands", []), paths.config_file),
         junit_reports=junit,
+        watch_reports=watch,
     )
 
 

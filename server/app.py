@@ -51,6 +51,7 @@ from server.feature import Feature, NotificationHandler
 from server.params import ParamsError
 from server.pickup import Pickup
 from server.proposals import Proposals
+from server.reports import ReportWatching
 from server.stats import Stats
 from server.testruns import TestRuns
 from server.undo import Undo
@@ -172,6 +173,7 @@ class CaptureServer(LanguageServer):
         self.checkpoints = self.add(Checkpoints(self))
         self.watcher = self.add(DiskWatcher(self))
         self.add(TestRuns(self))
+        self.reports = self.add(ReportWatching(self))
         self.add(Undo(self))
         self.add(Stats(self))
         self.raw_notifications[types.WORKSPACE_DID_CHANGE_WATCHED_FILES] = self._watched_files
@@ -250,6 +252,7 @@ class CaptureServer(LanguageServer):
             "checkpointsObserved": self.checkpoints.observed,
             "diskEvents": self.watcher.events,
             "diskReads": self.watcher.reads,
+            "reportWatchers": len(self.reports.watchers),
         }
 
     # ------------------------------------------------------------------ LSP handlers

@@ -43,6 +43,20 @@ def test_config_file_and_environment(tmp_path: Path) -> None:
         load_config(env)
 
 
+def test_watching_junit_reports_on_by_default_off_by_file_or_environment(tmp_path: Path) -> None:
+    env = {"CAPTURE_HOME": str(tmp_path)}
+    assert load_config(env).watch_reports is True
+    (tmp_path / "config").mkdir()
+    config_file = tmp_path / "config" / "config.toml"
+    config_file.write_text("[capture]\nwatch_junit_reports = false\n")
+    assert load_config(env).watch_reports is False
+    assert load_config({**env, "CAPTURE_WATCH_JUNIT_REPORTS": "1"}).watch_reports is True
+    config_file.write_text('[capture]\nwatch_junit_reports = "sometimes"\n')
+    with pytest.raises(ConfigError, match="watch_junit_reports"):
+        load_config(env)
+    assert load_config({**env, "CAPTURE_WATCH_JUNIT_REPORTS": "no"}).watch_reports is False
+
+
 def test_paths_follow_xdg_or_capture_home(tmp_path: Path) -> None:
     xdg = resolve_paths({"HOME": "/home/u"})
     assert xdg.db == Path("/home/u/.local/share/capture/capture.db")
