@@ -4,7 +4,8 @@ An agent waits for every hook call, so `capture hook` only queues the payload as
 INSERT), answers the agent if its protocol asks, and returns. A detached child then applies the
 queue in order (parsing, proposals, checkpoints) under a lock; any reader of the store drains
 what is left first, so nothing queued is ever invisible for long. Imports here are `os`, `sys`
-and `sqlite3` only: each one is paid on every agent tool call.
+and `sqlite3` only: each one is paid on every agent tool call. `capture run` queues the runs it
+has nothing to read for here too (`capture.run_queue`).
 """
 
 from __future__ import annotations

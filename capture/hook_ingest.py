@@ -433,7 +433,8 @@ def observe_workspace(store: Store, config: Config, root: str, now: float) -> in
 
 
 def drain(store: Store, config: Config) -> int:
-    """Apply the hook payloads queued by the fast lane, oldest first; returns how many.
+    """Apply the hook payloads queued by the fast lane, and the runs `capture run` queued,
+    oldest first; returns how many.
 
     A lock file makes one process at a time do it, so payloads of one agent turn are applied in
     the order the agent sent them. A payload that cannot be applied is logged and taken off the
@@ -445,6 +446,7 @@ def drain(store: Store, config: Config) -> int:
     from capture.cli.hook_cmd import parse_payload
     from capture.hook_inbox import decode_env
     from capture.hooklog import log_line
+    from capture.run_queue import RUN_AGENT
 
     lock_path = store.path.with_name(store.path.name + ".hooks.lock")
     applied = 0
@@ -463,7 +465,11 @@ def drain(store: Store, config: Config) -> int:
                 problems: list[str] = []
                 try:
                     found = parse_payload(raw, len(raw), problems) if agent in AGENTS else None
-                    if agent not in AGENTS:
+                    if agent == RUN_AGENT:
+                        from capture.wrapped_runs import apply_queued_run
+
+                        apply_queued_run(store, config, raw)
+                    elif agent not in AGENTS:
                         problems.append(f"unknown agent {agent!r}")
                     if found is not None:
                         payload, text = found

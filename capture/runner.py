@@ -24,8 +24,12 @@ import os
 import select
 import signal
 import time
-from dataclasses import dataclass
-from typing import NoReturn
+
+# Not dataclasses, not typing: `capture run` wraps every test command, and those imports
+# would cost it more than the rest of what it loads before the command starts.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 __all__ = ["TAIL_BYTES", "Finished", "exit_like", "run_command"]
 
@@ -55,22 +59,41 @@ _CHILD_DEFAULTS = (signal.SIGPIPE, signal.SIGXFSZ)
 _SI_USER_CODES = frozenset({0, -1, -6})
 
 
-@dataclass(frozen=True, slots=True)
 class Finished:
-    exit_code: int  # as a shell reports it: 128 + N when signal N ended the command
-    signal: int | None  # the signal that ended it
-    started_at: float
-    duration_s: float
-    output: bytes  # the last TAIL_BYTES of stdout and stderr, in the order they came
+    """How the command ended."""
+
+    __slots__ = ("exit_code", "signal", "started_at", "duration_s", "output")
+
+    def __init__(
+        self,
+        *,
+        exit_code: int,
+        signal: int | None,
+        started_at: float,
+        duration_s: float,
+        output: bytes,
+    ) -> None:
+        self.exit_code = exit_code  # as a shell reports it: 128 + N when signal N ended it
+        self.signal = signal  # the signal that ended it
+        self.started_at = started_at
+        self.duration_s = duration_s
+        self.output = output  # the last TAIL_BYTES of stdout and stderr, in the order they came
+
+    def __repr__(self) -> str:
+        return f"Finished(exit_code={self.exit_code}, duration_s={self.duration_s:.3f})"
 
 
-@dataclass(slots=True)
 class _Channel:
-    read_fd: int  # our end
-    child_fd: int  # the end the child writes to
-    dest_fds: tuple[int, ...]  # where the child's fds 1/2 point to in the child
-    out_fd: int  # where we copy to
-    is_pty: bool
+    __slots__ = ("read_fd", "child_fd", "dest_fds", "out_fd", "is_pty")
+
+    def __init__(
+        self, read_fd: int, child_fd: int, dest_fds: tuple[int, ...], out_fd: int, is_pty: bool
+    ) -> None:
+        self.read_fd = read_fd  # our end
+        self.child_fd = child_fd  # the end the child writes to
+        self.dest_fds = dest_fds  # where the child's fds 1/2 point to in the child
+        self.out_fd = out_fd  # where we copy to
+        self.is_pty = is_pty
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:

@@ -1,24 +1,33 @@
 """`capture run [--name N] [--junit PATH] -- CMD...`: run a test command transparently and
 record it. The command runs first; recording comes after, and whatever goes wrong while
-recording is one warning line, never a changed exit code."""
+recording is one warning line, never a changed exit code.
+
+A run with nothing to read but the command's output (no pytest plugin results, no JUnit
+report) is queued (`capture.run_queue`) and recorded by a detached process, so the exit status
+comes back without waiting for the store; readers apply the queue before they read. Runs with
+results to read are recorded here, where a problem with a report can still be said.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from capture.errors import CaptureError, InputError
 from capture.files import find_workspace
-from capture.paths import resolve_paths
-from capture.runner import Finished, exit_like, run_command
+from capture.locations import capture_dirs
+from capture.runner import exit_like, run_command
 from capture.running import mark_running, unmark
 
+# Not `from typing import ...` nor dataclasses: `capture run` pays for every import made here.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
+
+    from capture.runner import Finished
 
 #: The pytest plugin, when it runs under `capture run`, hands its results over in this file
 #: instead of writing a run of its own.
@@ -104,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     env[RESULTS_ENV] = results_file
     workspace = Path(args.workspace).resolve() if args.workspace else find_workspace(Path(cwd))
-    marker = mark_running(resolve_paths().state_dir, str(workspace))
+    marker = mark_running(Path(capture_dirs(os.environ)[2]), str(workspace))
     try:
         finished = run_command(argv, env)
     except FileNotFoundError:
@@ -116,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         unmark(marker)
     try:
-        _record(args, argv, cwd, workspace, finished, results_file)
+        if not _queue(args, argv, cwd, workspace, finished, results_file):
+            _record(args, argv, cwd, workspace, finished, results_file)
     except CaptureError as exc:
         _warn(f"this run was not recorded: {exc}")
     except Exception as exc:  # noqa: BLE001 - the command's result must come back regardless
@@ -129,6 +139,64 @@ def run(args: argparse.Namespace) -> int:
     exit_like(finished)
 
 
+def _report_globs() -> tuple[str, ...]:
+    from capture.report_paths import DEFAULT_REPORT_GLOBS
+
+    spec = os.environ.get("CAPTURE_JUNIT_REPORTS")
+    if spec:
+        return tuple(g.strip() for g in spec.split(",") if g.strip())
+    if os.path.exists(os.path.join(capture_dirs(os.environ)[1], "config.toml")):
+        from capture.config import load_config
+
+        return load_config().junit_reports or DEFAULT_REPORT_GLOBS
+    return DEFAULT_REPORT_GLOBS
+
+
+def _written_reports(
+    args: argparse.Namespace, argv: list[str], cwd: str, workspace: Path, finished: Finished
+) -> list[Path]:
+    from capture.report_paths import find_reports, reports_named_in
+
+    named = [*args.junit, *reports_named_in(argv, dict(os.environ))]
+    roots = list(dict.fromkeys([Path(cwd), workspace]))
+    return find_reports(roots, _report_globs(), named, finished.started_at)
+
+
+def _queue(
+    args: argparse.Namespace,
+    argv: list[str],
+    cwd: str,
+    workspace: Path,
+    finished: Finished,
+    results_file: str,
+) -> bool:
+    """Queue the run when it has no results to read here; False when it must be recorded
+    here (results to read, or a store the queue cannot take: first run, unwritable)."""
+    if args.junit or os.path.exists(results_file):
+        return False
+    if _written_reports(args, argv, cwd, workspace, finished):
+        return False
+    from capture import hook_inbox
+    from capture.cli.hook_cmd import drain_queue
+    from capture.run_queue import RUN_AGENT, RUN_EVENT, encode_run
+
+    raw = encode_run(
+        argv=argv,
+        name=args.name,
+        cwd=cwd,
+        workspace=str(workspace),
+        started_at=finished.started_at,
+        duration_s=finished.duration_s,
+        exit_code=finished.exit_code,
+        output=finished.output,
+    )
+    if not hook_inbox.enqueue(hook_inbox.db_path(os.environ), RUN_AGENT, RUN_EVENT, raw, cwd, ""):
+        return False
+    if not hook_inbox.detach(drain_queue):
+        drain_queue()
+    return True
+
+
 def _record(
     args: argparse.Namespace,
     argv: list[str],
@@ -138,11 +206,10 @@ def _record(
     results_file: str,
 ) -> None:
     from capture.config import load_config
-    from capture.model import TestRunInput
-    from capture.recorder import record_test_run
-    from capture.reports import DEFAULT_REPORT_GLOBS, find_reports, read_reports, reports_named_in
-    from capture.runresults import choose_results, decode_sessions, fill_run
+    from capture.reports import read_reports
+    from capture.runresults import choose_results, decode_sessions
     from capture.store import Store
+    from capture.wrapped_runs import record_wrapped, wrapped_run
 
     config = load_config()
     sessions = []
@@ -154,10 +221,7 @@ def _record(
     junit = None
     report_paths: list[str] = []
     if not sessions:
-        globs = config.junit_reports or DEFAULT_REPORT_GLOBS
-        named = [*args.junit, *reports_named_in(argv, dict(os.environ))]
-        roots = list(dict.fromkeys([Path(cwd), workspace]))
-        found = find_reports(roots, globs, named, finished.started_at)
+        found = _written_reports(args, argv, cwd, workspace, finished)
         explicit = [(Path(cwd) / p).resolve() for p in args.junit]
         read = read_reports(found, strict=explicit)
         for warning in read.warnings:
@@ -175,24 +239,17 @@ def _record(
     results = choose_results(
         sessions=sessions, junit=junit, report_paths=report_paths, summary=summary
     )
-    run = TestRunInput(
-        command=shlex.join(argv),
-        source="wrapper",
-        started_at=finished.started_at,
+    run = wrapped_run(
+        argv,
+        cwd=cwd,
         workspace=str(workspace),
         name=args.name,
-        cwd=cwd,
-        duration_s=round(finished.duration_s, 6),
+        started_at=finished.started_at,
+        duration_s=finished.duration_s,
         exit_code=finished.exit_code,
     )
-    fill_run(run, results)
     with Store.open(config.paths.db) as store:
-        record_test_run(
-            store,
-            run,
-            now=finished.started_at + finished.duration_s,
-            late_seconds=config.late.seconds,
-        )
+        record_wrapped(store, config, run, results)
 
 
 def _display(path: Path, workspace: Path) -> str:

@@ -252,3 +252,35 @@ def test_a_command_that_does_not_exist(tmp_path: Path) -> None:
     assert through.stderr.decode().strip() == (
         "capture: error: no-such-command-anywhere: command not found"
     )
+
+
+def test_a_run_with_only_output_is_queued_and_recorded_in_the_background(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    from tests.e2e.hook_support import rows, wait_for_queue
+
+    home = tmp_path / "home"
+    env = capture_env(home)
+    # The first run creates the store, in the wrapper (the queue lives in the store).
+    assert subprocess.run(wrapped("true"), env=env, timeout=60).returncode == 0
+    summary = "print('==== 1 failed, 2 passed in 0.12s ===='); raise SystemExit(1)"
+    cmd = [PY, "-X", "importtime", "-m", "capture", "run", "--name", "unit", "--", PY, "-c"]
+    proc = subprocess.run([*cmd, summary], capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stdout == b"==== 1 failed, 2 passed in 0.12s ====\n"
+    imported = set(re.findall(r"^import time:.*\|\s+(\S+)$", proc.stderr.decode(), re.M))
+    assert "capture.run_queue" in imported
+    # Recording is left to the detached process: the wrapper loads neither the store nor
+    # the model, nor what they cost (dataclasses, argparse).
+    loaded = imported & {"capture.store", "capture.model", "capture.recorder", "dataclasses"}
+    assert loaded == set()
+
+    wait_for_queue(home)
+    found = rows(
+        home,
+        "SELECT name, exit_code, passed, failed, results_from FROM test_runs "
+        "WHERE source = 'wrapper' ORDER BY started_at",
+    )
+    assert [tuple(r) for r in found] == [(None, 0, None, None, None), ("unit", 1, 2, 1, "summary")]

@@ -173,3 +173,39 @@ def test_a_database_from_before_test_run_linking_is_upgraded(tmp_path: Path) -> 
     assert (old_run["id"], old_run["link"], old_run["status"]) == ("r1", "open", "passing")
     assert old_run["runner"] is None and old_run["results_from"] is None
     assert episode["tests"]["first_run_after"]["id"] == "r1"
+
+
+def test_a_queued_wrapper_run_is_recorded_once_with_its_summary(
+    setup: tuple[Store, Config, Path],
+) -> None:
+    import json
+
+    from capture.run_queue import encode_run
+    from capture.wrapped_runs import apply_queued_run
+
+    store, config, ws = setup
+    raw = encode_run(
+        argv=["pytest", "-q", "tests/test_a.py"],
+        name="unit",
+        cwd=str(ws),
+        workspace=str(ws),
+        started_at=1000.0,
+        duration_s=2.5,
+        exit_code=1,
+        output=b"FAILED tests/test_a.py::test_x - assert 0\n=== 1 failed, 3 passed in 2.4s ===\n",
+    )
+    first = apply_queued_run(store, config, raw)
+    assert apply_queued_run(store, config, raw) == first  # applied twice (a crash between)
+    (row,) = store.conn.execute("SELECT * FROM test_runs").fetchall()
+    assert (row["command"], row["name"], row["exit_code"]) == (
+        "pytest -q tests/test_a.py",
+        "unit",
+        1,
+    )
+    assert (row["passed"], row["failed"], row["results_from"]) == (3, 1, "summary")
+    assert row["started_at"] == 1000.0 and row["duration_s"] == 2.5
+
+    for bad in (b"[]", b'{"argv": []}', json.dumps({**json.loads(raw), "exit_code": "1"}).encode()):
+        with pytest.raises(ValueError):
+            apply_queued_run(store, config, bad)
+    assert store.conn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 1
