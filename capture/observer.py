@@ -3,6 +3,7 @@ commands and the server for files no editor holds open)."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,13 +16,14 @@ from capture.model import ProposalInput, State
 from capture.outcomes import decide
 from capture.regions import Region
 from capture.store import CheckpointResult, DueCheckpoint, Store
-from capture.tracking import TrackedHunk, follow, measure_hunks
+from capture.tracking import TrackedHunk, follow, measure_gone, measure_hunks
 
 __all__ = ["ObserveReport", "follow_to", "observe_due", "observe_file", "tracked_hunks"]
 
 FILES_PER_TRANSACTION = 32
 
 TextSource = Callable[[str, str], "str | None"]
+ExistsSource = Callable[[str, str], bool]
 
 
 @dataclass(slots=True)
@@ -32,6 +34,10 @@ class ObserveReport:
 
 def _disk_text(root: str, path: str) -> str | None:
     return read_text(Path(root) / path)
+
+
+def _on_disk(root: str, path: str) -> bool:
+    return os.path.lexists(os.path.join(root, path))
 
 
 def tracked_hunks(store: Store, proposal_id: str) -> list[tuple[int, TrackedHunk]]:
@@ -68,9 +74,10 @@ def observe_file(
     *,
     now: float,
     via: str,
+    gone: bool = False,
 ) -> ObserveReport:
     """Move the regions of every live proposal of one file to `text`, then record the due
-    checkpoints. One short transaction."""
+    checkpoints. One short transaction. `gone`: the file no longer exists (`text` is None)."""
     report = ObserveReport()
     with store.transaction():
         baseline = store.baseline(workspace_id, path)
@@ -97,7 +104,8 @@ def observe_file(
             live = per_proposal.get(checkpoint.proposal_id)
             if live is None:
                 continue
-            measurement = measure_hunks(text, [h for _, h in live])
+            held = [h for _, h in live]
+            measurement = measure_gone(held) if gone else measure_hunks(text, held)
             outcome, reason = decide(State.APPLIED, measurement)
             results.append(
                 CheckpointResult(
@@ -139,6 +147,7 @@ def observe_due(
     workspace_root: str | None = None,
     paths: Sequence[str] = (),
     text_of: TextSource = _disk_text,
+    exists: ExistsSource = _on_disk,
     via: str = "disk",
 ) -> ObserveReport:
     """Evaluate every checkpoint due at `now`, one file at a time."""
@@ -155,8 +164,9 @@ def observe_due(
         with store.transaction():
             for (workspace_id, root, path), checkpoints in files[i : i + FILES_PER_TRANSACTION]:
                 text = text_of(root, path)
+                gone = text is None and not exists(root, path)
                 report = observe_file(
-                    store, workspace_id, path, text, checkpoints, now=now, via=via
+                    store, workspace_id, path, text, checkpoints, now=now, via=via, gone=gone
                 )
                 total.checkpoints += report.checkpoints
                 total.settled.extend(report.settled)

@@ -10,7 +10,8 @@ All thresholds live here, and the README's "Outcome rules" section documents the
     pending   shown and not decided yet, or the last window has not passed
     lost      no hunk of it could be observed (file gone or unreadable, region not found)
     undone    the agent's text is gone (retention < UNDONE_RETENTION) or the old text is back
-              in every hunk; a pure deletion is undone when its old text returns
+              in every hunk; a pure deletion is undone when its old text returns; a file the
+              agent created is undone when it is deleted (capture.tracking.measure_gone)
     kept      similarity >= KEPT_SIMILARITY
     edited    otherwise
 """

@@ -60,8 +60,11 @@ def test_each_outcome_through_the_cli(tmp_path: Path, run_capture: RunCapture) -
         agent_edit(ws, name)
         propose(run_capture, ws, name)
     propose(run_capture, ws, "rejected.py", state="rejected")
+    (ws / "created.py").write_text(ORIGINAL)  # a file the agent wrote from nothing
+    propose(run_capture, ws, "created.py", old_text="", new_text=ORIGINAL)
 
-    # The user edits one file heavily, reverts another, deletes a third.
+    # The user edits one file heavily, reverts another, deletes a third, and deletes the file
+    # the agent created: that file is back as it was before the agent, absent.
     edited = ws / "edited.py"
     edited.write_text(
         edited.read_text().replace(
@@ -71,6 +74,7 @@ def test_each_outcome_through_the_cli(tmp_path: Path, run_capture: RunCapture) -
     )
     (ws / "undone.py").write_text(ORIGINAL)
     (ws / "lost.py").unlink()
+    (ws / "created.py").unlink()
     settle(run_capture, ws)
 
     (episode,) = episodes_json(run_capture)
@@ -84,6 +88,7 @@ def test_each_outcome_through_the_cli(tmp_path: Path, run_capture: RunCapture) -
         "undone.py": "undone",
         "lost.py": "lost",
         "rejected.py": "rejected",
+        "created.py": "undone",
     }
     by_file = {p["file"]: p for p in episode["proposals"]}
     kept = by_file["kept.py"]

@@ -84,3 +84,16 @@ def test_measure_over_large_texts_uses_lines() -> None:
     region = new.replace("line 5\n", "line five\n")
     m = measure([HunkObservation("", new, region)])
     assert m.similarity > 0.99 and m.retention > 0.99
+
+
+def test_a_gone_file_is_undone_only_when_the_agent_created_it() -> None:
+    from capture.regions import Region
+    from capture.tracking import TrackedHunk, measure_gone
+
+    created = [TrackedHunk("", "print('hi')\n", Region(0, 12))]
+    edited = [TrackedHunk("x = 0\n", "x = 1\n", Region(3, 9), "a = 1\n", "b = 2\n")]
+    inserted = [TrackedHunk("", "x = 1\n", Region(6, 12), "a = 1\n", "")]
+    assert decide(State.APPLIED, measure_gone(created))[0] is Outcome.UNDONE
+    assert decide(State.APPLIED, measure_gone(edited))[0] is Outcome.LOST
+    assert decide(State.APPLIED, measure_gone(inserted))[0] is Outcome.LOST
+    assert decide(State.APPLIED, measure_gone([]))[0] is Outcome.LOST
