@@ -124,9 +124,10 @@ def run(args: argparse.Namespace) -> int:
         return 126
     finally:
         unmark(marker)
+    done = _Done(args, argv, cwd, workspace, finished, results_file)
     try:
-        if not _queue(args, argv, cwd, workspace, finished, results_file):
-            _record(args, argv, cwd, workspace, finished, results_file)
+        if not _queue(done):
+            _record(done)
     except CaptureError as exc:
         _warn(f"this run was not recorded: {exc}")
     except Exception as exc:  # noqa: BLE001 - the command's result must come back regardless
@@ -152,59 +153,65 @@ def _report_globs() -> tuple[str, ...]:
     return DEFAULT_REPORT_GLOBS
 
 
-def _written_reports(
-    args: argparse.Namespace, argv: list[str], cwd: str, workspace: Path, finished: Finished
-) -> list[Path]:
-    from capture.report_paths import find_reports, reports_named_in
+class _Done:
+    """A command that has run, with what is needed to record it."""
 
-    named = [*args.junit, *reports_named_in(argv, dict(os.environ))]
-    roots = list(dict.fromkeys([Path(cwd), workspace]))
-    return find_reports(roots, _report_globs(), named, finished.started_at)
+    __slots__ = ("args", "argv", "cwd", "workspace", "finished", "results_file")
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        argv: list[str],
+        cwd: str,
+        workspace: Path,
+        finished: Finished,
+        results_file: str,
+    ) -> None:
+        self.args = args
+        self.argv = argv
+        self.cwd = cwd
+        self.workspace = workspace
+        self.finished = finished
+        self.results_file = results_file
+
+    def written_reports(self) -> list[Path]:
+        from capture.report_paths import find_reports, reports_named_in
+
+        named = [*self.args.junit, *reports_named_in(self.argv, dict(os.environ))]
+        roots = list(dict.fromkeys([Path(self.cwd), self.workspace]))
+        return find_reports(roots, _report_globs(), named, self.finished.started_at)
+
+    def fields(self) -> dict[str, Any]:
+        """The run as `encode_run` and `wrapped_run` take it."""
+        return {
+            "cwd": self.cwd,
+            "workspace": str(self.workspace),
+            "name": self.args.name,
+            "started_at": self.finished.started_at,
+            "duration_s": self.finished.duration_s,
+            "exit_code": self.finished.exit_code,
+        }
 
 
-def _queue(
-    args: argparse.Namespace,
-    argv: list[str],
-    cwd: str,
-    workspace: Path,
-    finished: Finished,
-    results_file: str,
-) -> bool:
+def _queue(done: _Done) -> bool:
     """Queue the run when it has no results to read here; False when it must be recorded
     here (results to read, or a store the queue cannot take: first run, unwritable)."""
-    if args.junit or os.path.exists(results_file):
-        return False
-    if _written_reports(args, argv, cwd, workspace, finished):
+    if done.args.junit or os.path.exists(done.results_file) or done.written_reports():
         return False
     from capture import hook_inbox
     from capture.cli.hook_cmd import drain_queue
     from capture.run_queue import RUN_AGENT, RUN_EVENT, encode_run
 
-    raw = encode_run(
-        argv=argv,
-        name=args.name,
-        cwd=cwd,
-        workspace=str(workspace),
-        started_at=finished.started_at,
-        duration_s=finished.duration_s,
-        exit_code=finished.exit_code,
-        output=finished.output,
-    )
-    if not hook_inbox.enqueue(hook_inbox.db_path(os.environ), RUN_AGENT, RUN_EVENT, raw, cwd, ""):
+    raw = encode_run(argv=done.argv, output=done.finished.output, **done.fields())
+    db = hook_inbox.db_path(os.environ)
+    if not hook_inbox.enqueue(db, RUN_AGENT, RUN_EVENT, raw, done.cwd, ""):
         return False
     if not hook_inbox.detach(drain_queue):
         drain_queue()
     return True
 
 
-def _record(
-    args: argparse.Namespace,
-    argv: list[str],
-    cwd: str,
-    workspace: Path,
-    finished: Finished,
-    results_file: str,
-) -> None:
+def _record(done: _Done) -> None:
     from capture.config import load_config
     from capture.reports import read_reports
     from capture.runresults import choose_results, decode_sessions
@@ -212,17 +219,18 @@ def _record(
     from capture.wrapped_runs import record_wrapped, wrapped_run
 
     config = load_config()
+    finished = done.finished
     sessions = []
     try:
-        with open(results_file, encoding="utf-8") as fh:
+        with open(done.results_file, encoding="utf-8") as fh:
             sessions = decode_sessions(fh.read())
     except FileNotFoundError:
         pass
     junit = None
     report_paths: list[str] = []
     if not sessions:
-        found = _written_reports(args, argv, cwd, workspace, finished)
-        explicit = [(Path(cwd) / p).resolve() for p in args.junit]
+        found = done.written_reports()
+        explicit = [(Path(done.cwd) / p).resolve() for p in done.args.junit]
         read = read_reports(found, strict=explicit)
         for warning in read.warnings:
             _warn(f"{warning}; its results were not read")
@@ -230,7 +238,7 @@ def _record(
             if path not in found:
                 _warn(f"--junit {path}: this run did not write it")
         junit = read.report
-        report_paths = [_display(p, workspace) for p in read.paths]
+        report_paths = [_display(p, done.workspace) for p in read.paths]
     summary = None
     if not sessions and junit is None and finished.output.strip():
         from capture.summaries import parse_summary
@@ -239,15 +247,7 @@ def _record(
     results = choose_results(
         sessions=sessions, junit=junit, report_paths=report_paths, summary=summary
     )
-    run = wrapped_run(
-        argv,
-        cwd=cwd,
-        workspace=str(workspace),
-        name=args.name,
-        started_at=finished.started_at,
-        duration_s=finished.duration_s,
-        exit_code=finished.exit_code,
-    )
+    run = wrapped_run(done.argv, **done.fields())
     with Store.open(config.paths.db) as store:
         record_wrapped(store, config, run, results)
 
