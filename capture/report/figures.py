@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from capture.windows import LATE
@@ -70,18 +70,11 @@ TOP_FILES_GROUP = 5
 
 @dataclass(frozen=True, slots=True)
 class CountRow:
+    """One group's proposal counts in one period (`current` or the one before)."""
+
     key: Key
     current: bool
-    n: int = 0
-    shown: int = 0
-    applied: int = 0
-    rejected: int = 0
-    kept: int = 0
-    edited: int = 0
-    undone: int = 0
-    lost: int = 0
-    chars_added: int = 0
-    lines_added: int = 0
+    counts: Counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,20 +148,6 @@ class Rate:
         return self.numerator / self.denominator if self.denominator else None
 
 
-_COUNT_FIELDS = (
-    "n",
-    "shown",
-    "applied",
-    "rejected",
-    "kept",
-    "edited",
-    "undone",
-    "lost",
-    "chars_added",
-    "lines_added",
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Counts:
     n: int = 0
@@ -182,8 +161,8 @@ class Counts:
     chars_added: int = 0
     lines_added: int = 0
 
-    def __add__(self, other: Counts | CountRow) -> Counts:
-        return Counts(*(getattr(self, f) + getattr(other, f) for f in _COUNT_FIELDS))
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(*(getattr(self, f) + getattr(other, f) for f in _COUNT_NAMES))
 
     @property
     def settled(self) -> int:
@@ -199,6 +178,9 @@ class Counts:
 
     def outcome_rate(self, outcome: Literal["kept", "edited", "undone", "lost"]) -> Rate:
         return Rate(getattr(self, outcome), self.settled)
+
+
+_COUNT_NAMES = tuple(f.name for f in fields(Counts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +340,7 @@ def fold_counts(
     folded: dict[tuple[str, bool], Counts] = defaultdict(Counts)
     for row in rows:
         k = (label(row.key), row.current)
-        folded[k] = folded[k] + row
+        folded[k] = folded[k] + row.counts
     return dict(folded)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from capture.report.figures import (
     BY_CHOICES,
     CountRow,
+    Counts,
     EpisodeTestRow,
     ReportRows,
     RetentionRow,
@@ -122,7 +123,7 @@ def _fetch_counts(conn: sqlite3.Connection, scope: Scope, by: str | None) -> lis
         queries += [(rollup_sql, span, lo, hi) for span, lo, hi in buckets]
         for sql, span, lo, hi in queries:
             for r in conn.execute(sql, {**base, "span": span, "lo": lo, "hi": hi}):
-                rows.append(CountRow(r[0], current, *(int(v or 0) for v in r[1:])))
+                rows.append(CountRow(r[0], current, Counts(*(int(v or 0) for v in r[1:]))))
     return rows
 
 

@@ -105,17 +105,17 @@ def test_day_and_week_labels() -> None:
 
 
 def _rows(current: bool, **counts: int) -> CountRow:
-    return CountRow(counts.pop("key", "x"), current, **counts)
+    return CountRow(counts.pop("key", "x"), current, Counts(**counts))
 
 
 def test_build_report_folds_groups_and_compares() -> None:
     group = ReportRows(
         counts=[
-            CountRow(".py", True, n=4, applied=4, kept=3, undone=1, chars_added=40),
-            CountRow(".pyi", True, n=1, applied=1, kept=1, chars_added=10),
-            CountRow(".ts", True, n=2, rejected=2),
-            CountRow(".py", False, n=2, applied=2, kept=1, undone=1),
-            CountRow(".go", False, n=5, applied=5),  # only before: not a group now
+            CountRow(".py", True, Counts(n=4, applied=4, kept=3, undone=1, chars_added=40)),
+            CountRow(".pyi", True, Counts(n=1, applied=1, kept=1, chars_added=10)),
+            CountRow(".ts", True, Counts(n=2, rejected=2)),
+            CountRow(".py", False, Counts(n=2, applied=2, kept=1, undone=1)),
+            CountRow(".go", False, Counts(n=5, applied=5)),  # only before: not a group now
         ],
         retention=[
             RetentionRow(".py", True, "30s", 30.0, 4, 0, 40, 30.0),
@@ -127,7 +127,7 @@ def test_build_report_folds_groups_and_compares() -> None:
         undone_files=[UndoneFileRow(".py", "/w", "a.py", 1, 3)],
     )
     total = ReportRows(
-        counts=[CountRow("", True, n=7, applied=5, rejected=2, kept=4, undone=1)],
+        counts=[CountRow("", True, Counts(n=7, applied=5, rejected=2, kept=4, undone=1))],
         retention=[
             RetentionRow("", True, "30s", 30.0, 5, 0, 50, 40.0),
             RetentionRow("", True, "late", 86400.0, 1, 1, 0, 0.0),
@@ -346,13 +346,12 @@ def test_changes_read_as_good_or_bad_news() -> None:
 
 
 def test_counts_follow_the_rollup_columns() -> None:
-    """Rollup rows are unpacked into CountRow and Counts by position."""
+    """Rollup rows are unpacked into Counts by position."""
     from dataclasses import fields
 
     from capture.rollups import COUNT_COLUMNS
 
     assert tuple(f.name for f in fields(Counts)) == COUNT_COLUMNS
-    assert tuple(f.name for f in fields(CountRow))[2:] == COUNT_COLUMNS
 
 
 def test_percentiles_from_counts() -> None:
