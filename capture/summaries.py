@@ -64,16 +64,24 @@ _JEST = re.compile(r"^Tests:\s+(.*\d+ total)\s*$", re.MULTILINE)
 _JEST_FAILED = re.compile(r"^\s*● (.+?)\s*$", re.MULTILINE)
 
 
-def _jest(text: str) -> RunCounts | None:
-    found = _JEST.findall(text)
+def _tally(text: str, summary: re.Pattern[str], runner: str, skipped: str) -> RunCounts | None:
+    """Counts from the last summary line of words like "1 failed, 4 passed" (jest, vitest)."""
+    found = summary.findall(text)
     if not found:
         return None
-    summary = found[-1]
-    counts = RunCounts("jest")
-    counts.passed = _count(r"(\d+) passed", summary)
-    counts.failed = _count(r"(\d+) failed", summary)
-    counts.skipped = _count(r"(\d+) (?:skipped|todo|pending)", summary)
-    counts.failing_ids = list(dict.fromkeys(m for m in _JEST_FAILED.findall(text) if "›" in m))
+    line = found[-1]
+    counts = RunCounts(runner)
+    counts.passed = _count(r"(\d+) passed", line)
+    counts.failed = _count(r"(\d+) failed", line)
+    counts.skipped = _count(rf"(\d+) (?:{skipped})", line)
+    return counts
+
+
+def _jest(text: str) -> RunCounts | None:
+    counts = _tally(text, _JEST, "jest", "skipped|todo|pending")
+    if counts is not None:
+        failing = (m for m in _JEST_FAILED.findall(text) if "›" in m)
+        counts.failing_ids = list(dict.fromkeys(failing))
     return counts
 
 
@@ -83,15 +91,9 @@ _VITEST_FAILED = re.compile(r"^\s*(?:FAIL|×|✗)\s+(\S+\s*>\s*.+?)\s*$", re.MUL
 
 
 def _vitest(text: str) -> RunCounts | None:
-    found = _VITEST.findall(text)
-    if not found:
-        return None
-    summary = found[-1]
-    counts = RunCounts("vitest")
-    counts.passed = _count(r"(\d+) passed", summary)
-    counts.failed = _count(r"(\d+) failed", summary)
-    counts.skipped = _count(r"(\d+) (?:skipped|todo)", summary)
-    counts.failing_ids = list(dict.fromkeys(_VITEST_FAILED.findall(text)))
+    counts = _tally(text, _VITEST, "vitest", "skipped|todo")
+    if counts is not None:
+        counts.failing_ids = list(dict.fromkeys(_VITEST_FAILED.findall(text)))
     return counts
 
 
