@@ -82,6 +82,7 @@ def observe_file(
     with store.transaction():
         baseline = store.baseline(workspace_id, path)
         proposals = store.live_proposals(workspace_id, path)
+        created = {p["id"]: bool(p["created_file"]) for p in proposals}
         rows = store.hunk_rows_of([p["id"] for p in proposals])
         per_proposal = {pid: _as_tracked(hunk_rows) for pid, hunk_rows in rows.items()}
         if text is not None and per_proposal:
@@ -105,7 +106,10 @@ def observe_file(
             if live is None:
                 continue
             held = [h for _, h in live]
-            measurement = measure_gone(held) if gone else measure_hunks(text, held)
+            if gone:
+                measurement = measure_gone(held, created_file=created[checkpoint.proposal_id])
+            else:
+                measurement = measure_hunks(text, held)
             outcome, reason = decide(State.APPLIED, measurement)
             results.append(
                 CheckpointResult(

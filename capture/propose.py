@@ -29,6 +29,7 @@ PROPOSAL_FIELDS = {
     "prompt": "the prompt text (kept locally)",
     "tool": "the agent tool that made the edit",
     "state": "applied (default: the file already holds new_text), shown, or rejected",
+    "created_file": "true when the edit created the file (deleting it then undoes the edit)",
     "workspace": "workspace root (default: the enclosing git work tree)",
 }
 
@@ -110,6 +111,9 @@ def parse_proposal(raw: bytes, cwd: Path) -> ProposalInput:
         raise InputError("field 'state' must be one of: applied, shown, rejected") from None
     workspace = obj.get("workspace")
     root = Path(_text(workspace, "workspace")) if workspace else find_workspace(path, cwd)
+    created = obj.get("created_file", False)
+    if not isinstance(created, bool):
+        raise InputError("field 'created_file' must be true or false")
     optional = {
         k: _text(obj[k], k) if obj.get(k) is not None else None
         for k in ("model", "session_id", "turn_id", "prompt", "tool")
@@ -120,6 +124,7 @@ def parse_proposal(raw: bytes, cwd: Path) -> ProposalInput:
         agent=_text(obj.get("agent", "cli"), "agent"),
         hunks=hunks,
         state=state,
+        created_file=created,
         source="cli",
         **optional,  # type: ignore[arg-type]
     )

@@ -10,7 +10,7 @@ from capture.regions import Region, track_changeset
 from capture.relocate import relocate
 from capture.textdiff import diff_edits
 
-__all__ = ["TrackedHunk", "created_file", "follow", "measure_gone", "measure_hunks"]
+__all__ = ["TrackedHunk", "follow", "measure_gone", "measure_hunks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,18 +50,10 @@ def measure_hunks(text: str | None, hunks: Sequence[TrackedHunk]) -> Measurement
     return measure(observations)
 
 
-def created_file(hunks: Sequence[TrackedHunk]) -> bool:
-    """Whether the hunks wrote a file that held nothing before: they only add text, with
-    nothing of the file around them."""
-    return bool(hunks) and all(
-        not h.old_text and not h.context_before and not h.context_after for h in hunks
-    )
-
-
-def measure_gone(hunks: Sequence[TrackedHunk]) -> Measurement:
+def measure_gone(hunks: Sequence[TrackedHunk], *, created_file: bool) -> Measurement:
     """What the hunks hold once their file no longer exists. A file the agent created is back
     to what it was before the edit, absent: its old state is back. Any other file's hunks can
-    no longer be observed."""
-    if created_file(hunks):
+    no longer be observed (deleted, moved, or gone with a branch switch: nothing says which)."""
+    if created_file and hunks:
         return Measurement(0.0, 0.0, old_back=True, observed_hunks=len(hunks), lost_hunks=0)
     return Measurement(0.0, 0.0, old_back=False, observed_hunks=0, lost_hunks=len(hunks))

@@ -61,7 +61,7 @@ def test_each_outcome_through_the_cli(tmp_path: Path, run_capture: RunCapture) -
         propose(run_capture, ws, name)
     propose(run_capture, ws, "rejected.py", state="rejected")
     (ws / "created.py").write_text(ORIGINAL)  # a file the agent wrote from nothing
-    propose(run_capture, ws, "created.py", old_text="", new_text=ORIGINAL)
+    propose(run_capture, ws, "created.py", old_text="", new_text=ORIGINAL, created_file=True)
 
     # The user edits one file heavily, reverts another, deletes a third, and deletes the file
     # the agent created: that file is back as it was before the agent, absent.

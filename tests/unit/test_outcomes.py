@@ -90,10 +90,11 @@ def test_a_gone_file_is_undone_only_when_the_agent_created_it() -> None:
     from capture.regions import Region
     from capture.tracking import TrackedHunk, measure_gone
 
-    created = [TrackedHunk("", "print('hi')\n", Region(0, 12))]
+    whole = [TrackedHunk("", "print('hi')\n", Region(0, 12))]
     edited = [TrackedHunk("x = 0\n", "x = 1\n", Region(3, 9), "a = 1\n", "b = 2\n")]
-    inserted = [TrackedHunk("", "x = 1\n", Region(6, 12), "a = 1\n", "")]
-    assert decide(State.APPLIED, measure_gone(created))[0] is Outcome.UNDONE
-    assert decide(State.APPLIED, measure_gone(edited))[0] is Outcome.LOST
-    assert decide(State.APPLIED, measure_gone(inserted))[0] is Outcome.LOST
-    assert decide(State.APPLIED, measure_gone([]))[0] is Outcome.LOST
+    assert decide(State.APPLIED, measure_gone(whole, created_file=True))[0] is Outcome.UNDONE
+    # The same hunk over a file that existed (a whole-file write whose original the agent
+    # did not send): its old content is not back.
+    assert decide(State.APPLIED, measure_gone(whole, created_file=False))[0] is Outcome.LOST
+    assert decide(State.APPLIED, measure_gone(edited, created_file=False))[0] is Outcome.LOST
+    assert decide(State.APPLIED, measure_gone([], created_file=True))[0] is Outcome.LOST
