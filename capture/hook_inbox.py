@@ -61,15 +61,24 @@ def decode_env(text: str | None) -> dict[str, str]:
     return {k: v for k, v in pairs}
 
 
-def enqueue(path: str, agent: str, event: str | None, raw: bytes, cwd: str, env: str) -> bool:
+def enqueue(
+    path: str,
+    agent: str,
+    event: str | None,
+    raw: bytes,
+    cwd: str,
+    env: str,
+    *,
+    timeout: float = 10.0,
+) -> bool:
     """Queue one payload. False when the store is not ready for it (first run: the schema is
     created on the slow path) or cannot be written."""
     if not os.path.exists(path):
         return False
     try:
-        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+        conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         try:
-            conn.execute("PRAGMA busy_timeout=10000")
+            conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             conn.execute(
                 "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -87,10 +96,11 @@ def detach(work: object) -> bool:
     (the caller then does the work itself)."""
     if not hasattr(os, "fork"):
         return False
-    sys.stdout.flush()
     try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
         pid = os.fork()
-    except OSError:
+    except (OSError, ValueError):
         return False
     if pid:
         return True

@@ -11,6 +11,7 @@ that run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -137,6 +138,8 @@ class ReportWatcher:
         self.started = time.time()
         self._batches = Batches(_QUIET_S)
         self._lock = threading.Lock()
+        # _arm runs on the observer's thread (a directory appeared) and on ours (one vanished)
+        self._arm_lock = threading.RLock()
         self._stop = threading.Event()
         self._watched: dict[Path, Any] = {}
         self._observer: Any = None
@@ -151,7 +154,7 @@ class ReportWatcher:
             path = Path(os.fsdecode(raw))
             if event.is_directory:
                 if event.event_type in ("created", "moved"):
-                    self._arm(scan_new=True)
+                    self._arm_safely(scan_new=True)
                 continue
             self._consider(path)
 
@@ -164,9 +167,33 @@ class ReportWatcher:
             with self._lock:
                 self._batches.add(str(path), time.monotonic())
 
+    def _arm_safely(self, *, scan_new: bool = False) -> None:
+        try:
+            self._arm(scan_new=scan_new)
+        except OSError as exc:  # out of inotify watches: keep what is watched already
+            self.log(f"warning: cannot watch a report directory: {exc}")
+
+    def _rearm_vanished(self) -> None:
+        """Drop the watches of directories that were deleted (`mvn clean`, a test runner
+        wiping its output directory), then watch again what exists, so that a directory made
+        anew is seen."""
+        with self._arm_lock:
+            gone = [path for path in self._watched if not path.is_dir()]
+            for path in gone:
+                watch = self._watched.pop(path)
+                # the observer may have dropped it with the directory
+                with contextlib.suppress(KeyError, OSError):
+                    self._observer.unschedule(watch)
+        if gone:
+            self._arm_safely(scan_new=True)
+
     def _arm(self, *, scan_new: bool = False) -> None:
         """Watch every report directory that exists; for one that does not, its nearest
         existing parent (not recursively), to notice it appear."""
+        with self._arm_lock:
+            self._arm_locked(scan_new)
+
+    def _arm_locked(self, scan_new: bool) -> None:
         from watchdog.events import FileSystemEventHandler
 
         watcher = self
@@ -224,6 +251,7 @@ class ReportWatcher:
         store: Store | None = None
         try:
             while not self._stop.wait(_TICK_S):
+                self._rearm_vanished()
                 with self._lock:
                     due = self._batches.due(time.monotonic())
                 for batch in due:
@@ -232,8 +260,12 @@ class ReportWatcher:
                             for path in batch:
                                 self._batches.add(path, time.monotonic())
                         continue
-                    if store is None:
-                        store = self.open_store()
+                    try:
+                        if store is None:
+                            store = self.open_store()
+                    except Exception as exc:  # noqa: BLE001 - a watcher keeps watching
+                        self.log(f"warning: cannot open the database: {exc}")
+                        continue
                     self._record(store, [Path(p) for p in batch])
         finally:
             if store is not None:

@@ -334,8 +334,9 @@ def exit_like(finished: Finished) -> NoReturn:
     import sys
 
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+        if stream is not None:  # None when started with that descriptor closed
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     signo = finished.signal
     if signo is not None:
         import resource

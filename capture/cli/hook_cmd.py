@@ -121,6 +121,8 @@ def drain_queue() -> None:
         from capture.store import Store
 
         config = load_config()
+        if not config.paths.db.exists():
+            return  # removed since the payload was queued: do not make a new one
         store = Store.open(config.paths.db)
         try:
             drain(store, config)

@@ -198,16 +198,21 @@ def _queue(done: _Done) -> bool:
     here (results to read, or a store the queue cannot take: first run, unwritable)."""
     if done.args.junit or os.path.exists(done.results_file) or done.written_reports():
         return False
+    try:  # what SQLite cannot store (undecodable bytes in a path) gets its warning here
+        "".join([*done.argv, done.cwd, str(done.workspace)]).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
     from capture import hook_inbox
     from capture.cli.hook_cmd import drain_queue
     from capture.run_queue import RUN_AGENT, RUN_EVENT, encode_run
 
     raw = encode_run(argv=done.argv, output=done.finished.output, **done.fields())
     db = hook_inbox.db_path(os.environ)
-    if not hook_inbox.enqueue(db, RUN_AGENT, RUN_EVENT, raw, done.cwd, ""):
+    # A locked store is waited for briefly: recording here then waits its own while.
+    if not hook_inbox.enqueue(db, RUN_AGENT, RUN_EVENT, raw, done.cwd, "", timeout=2.0):
         return False
     if not hook_inbox.detach(drain_queue):
-        drain_queue()
+        drain_queue()  # queued already: whatever fails here, the next reader applies it
     return True
 
 

@@ -284,3 +284,30 @@ def test_a_run_with_only_output_is_queued_and_recorded_in_the_background(
         "WHERE source = 'wrapper' ORDER BY started_at",
     )
     assert [tuple(r) for r in found] == [(None, 0, None, None, None), ("unit", 1, 2, 1, "summary")]
+
+
+def test_a_store_removed_right_after_a_run_is_not_made_again(tmp_path: Path) -> None:
+    import shutil
+
+    home = tmp_path / "home"
+    env = capture_env(home)
+    assert subprocess.run(wrapped("true"), env=env, timeout=60).returncode == 0  # creates it
+    for _ in range(3):  # a script's temporary home, removed as soon as its command returns
+        assert subprocess.run(wrapped("true"), env=env, timeout=60).returncode == 0
+        shutil.rmtree(home, ignore_errors=True)
+        time.sleep(1.0)
+        assert not (home / "data" / "capture.db").exists()
+        assert subprocess.run(wrapped("true"), env=env, timeout=60).returncode == 0
+
+
+def test_closed_output_descriptors_change_nothing(tmp_path: Path) -> None:
+    env = capture_env(tmp_path / "home")
+    assert subprocess.run(wrapped("true"), env=env, timeout=60).returncode == 0
+    for closed in (1, 2):
+        for code in (0, 3):
+            script = f'"$@" sh -c "exit {code}" {closed}>&-'
+            proc = subprocess.run(
+                ["sh", "-c", script, "sh", *wrapped()], capture_output=True, env=env, timeout=60
+            )
+            assert proc.returncode == code, proc.stderr
+            assert b"capture:" not in proc.stderr + proc.stdout

@@ -68,13 +68,25 @@ def test_reports_written_in_the_workspace_are_recorded_once_and_linked(
         assert run["report"] == "test-results/jest.xml"
         time.sleep(2.0)  # both watchers' quiet period (1 s) has passed
         assert len(junit_runs(capture_home)) == 1
+
+        # The runner wipes its output directory and writes it anew: still watched.
+        shutil.rmtree(root / "test-results")
+        time.sleep(0.6)
+        (root / "test-results" / "unit").mkdir(parents=True)
+        shutil.copy(JEST, root / "test-results" / "unit" / "jest.xml")
+        runs = wait_for_runs(capture_home, 2)
+        assert sorted(str(r["report"]) for r in runs) == [
+            "test-results/jest.xml",
+            "test-results/unit/jest.xml",
+        ]
     finally:
         first.close()
         second.close()
 
     (episode,) = episodes_json(run_capture)
-    (linked,) = episode["test_runs"]
-    assert linked["source"] == "junit-file" and linked["status"] == "failing"
+    linked = episode["test_runs"]
+    assert [r["source"] for r in linked] == ["junit-file", "junit-file"]
+    assert linked[0]["status"] == "failing"
 
 
 def test_watching_reports_can_be_turned_off(tmp_path: Path, capture_home: Path) -> None:
