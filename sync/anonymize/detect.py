@@ -49,6 +49,8 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/_\-.~]+")
 # Our placeholders and identity markers: detect-secrets must not see them as values.
 _PLACEHOLDER = re.compile(r"<SECRET:[a-z0-9_]+:[0-9a-f]{8}>|<(?:email|ip|user|host|workspace)>")
+# The secret placeholder in lower-cased text: its `secret` is ours, not a key word of the line.
+_PLACEHOLDER_LOWER = re.compile(r"<secret:[a-z0-9_]+:[0-9a-f]{8}>")
 
 _KIND = {
     "Secret Keyword": "keyword",
@@ -89,28 +91,45 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-def _high_entropy(value: str) -> bool:
-    gate = _HEX_GATE if _HEX.issuperset(value) else _BASE64_GATE
-    return _entropy(value) > gate
+#: A quoted string the entropy plugins read: (where its quote is, where its value starts and
+#: ends, whether its entropy passes our gate, whether it passes the plugins' own limit).
+_Quoted = tuple[int, int, int, bool, bool]
 
 
-def _over_plugin_limit(value: str) -> bool:
-    limit = _HEX_LIMIT if _HEX.issuperset(value) else _BASE64_LIMIT
-    return _entropy(value) > limit
+def _quoted_runs(text: str) -> list[_Quoted]:
+    out: list[_Quoted] = []
+    # Two expressions, each with a literal first character, scan faster than one with a class.
+    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
+        if quote not in text:
+            continue
+        for m in pattern.finditer(text):
+            value = m.group(1)
+            entropy = _entropy(value)
+            if _HEX.issuperset(value):
+                gate, limit = _HEX_GATE, _HEX_LIMIT
+            else:
+                gate, limit = _BASE64_GATE, _BASE64_LIMIT
+            if entropy > gate:
+                out.append((m.start(), m.start(1), m.end(1), True, entropy > limit))
+    return out
 
 
 def _entropy_candidates(text: str) -> list[int]:
     """Start offsets of quoted strings the entropy plugins could flag."""
-    out: list[int] = []
-    # Two expressions, each with a literal first character, scan faster than one with a class.
-    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
-        if quote in text:
-            out.extend(m.start() for m in pattern.finditer(text) if _high_entropy(m.group(1)))
-    return out
+    return [q[0] for q in _quoted_runs(text)]
 
 
 def _has_entropy_candidate(text: str) -> bool:
     return bool(_entropy_candidates(text))
+
+
+def _without_placeholders(lower: str) -> str:
+    """Lower-cased text with each secret placeholder blanked (same length, so offsets hold).
+    A redacted line would otherwise go to detect-secrets again only for the `SECRET` of its
+    placeholder: a hit can only start there, inside the placeholder, and such hits are dropped."""
+    if "<secret:" not in lower:
+        return lower
+    return _PLACEHOLDER_LOWER.sub(lambda m: " " * len(m.group()), lower)
 
 
 def line_needs_detect_secrets(line: str) -> bool:
@@ -183,7 +202,8 @@ class DetectSecrets:
         # The keyword plugin (the slowest, ~40 us a line) can only fire on a line holding one
         # of its words: skip it elsewhere.
         keyword = _KEYWORD.search(line.lower()) is not None
-        if self._heuristic.is_indirect_reference(masked):
+        # The indirect-reference expression needs a `[` or `(`; it is slow, so look first.
+        if ("[" in masked or "(" in masked) and self._heuristic.is_indirect_reference(masked):
             result: tuple[tuple[str, str], ...] = ()
         else:
             context = get_code_snippet([masked], 1)
@@ -207,7 +227,8 @@ class DetectSecrets:
     def find(self, text: str, hint: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) spans in `text`, each widened to the whole token it sits in."""
         spans: list[tuple[int, int, str]] = []
-        for start, end in _candidate_lines(text):
+        quoted = _quoted_runs(text)
+        for start, end in _candidate_lines(text, quoted):
             line = text[start:end]
             for kind, value in self.scan_line(line.rstrip("\r"), hint):
                 at = line.find(value)
@@ -218,10 +239,7 @@ class DetectSecrets:
         # detect-secrets reads some lines so that a quoted string escapes its entropy plugins
         # (seen: `=0( x = "<40 hex digits>" ]`); a quoted string over the plugins' own limits is
         # a secret whatever surrounds it.
-        for pattern in (_ENTROPY_DOUBLE, _ENTROPY_SINGLE):
-            for m in pattern.finditer(text):
-                if _over_plugin_limit(m.group(1)):
-                    spans.append((m.start(1), m.end(1), "high_entropy"))
+        spans.extend((a, b, "high_entropy") for _, a, b, _, over in quoted if over)
         return spans
 
 
@@ -231,11 +249,12 @@ def _line_at(text: str, at: int) -> tuple[int, int]:
     return start, len(text) if end < 0 else end
 
 
-def _candidate_lines(text: str) -> list[tuple[int, int]]:
+def _candidate_lines(text: str, quoted: list[_Quoted] | None = None) -> list[tuple[int, int]]:
     """Lines holding one of the keyword plugin's words, or a quoted run the entropy plugins
-    could flag; found without splitting the text into lines."""
+    could flag (`quoted`: `_quoted_runs(text)` when already known); found without splitting the
+    text into lines."""
     lines: set[tuple[int, int]] = set()
-    lower = text.lower()
+    lower = _without_placeholders(text.lower())
     for anchor in DETECT_ANCHORS:
         at = lower.find(anchor)
         while at >= 0:
@@ -243,8 +262,8 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
             if _KEYWORD.search(lower, start, end):
                 lines.add((start, end))
             at = lower.find(anchor, end)
-    for start in _entropy_candidates(text):
-        lines.add(_line_at(text, start))
+    for q in _quoted_runs(text) if quoted is None else quoted:
+        lines.add(_line_at(text, q[0]))
     return sorted(lines)
 
 

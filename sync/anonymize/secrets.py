@@ -64,15 +64,25 @@ class SecretScanner:
         are searched in the whole text, keyword rules on every line holding an anchor, which is
         where `find` runs them too."""
         probes = self._find_probes(text)
-        tokens = tuple(
-            r for r in self.tokens if not probes.isdisjoint(r.probes) and r.pattern.search(text)
+        tokens = (
+            tuple(
+                r
+                for r in self.tokens
+                if not probes.isdisjoint(r.probes) and r.pattern.search(text)
+            )
+            if probes
+            else ()
         )
         lower = text.lower()
         present = self._find_anchors(lower)
-        keywords = tuple(
-            r
-            for r in self.keywords
-            if not present.isdisjoint(r.anchors) and _keyword_matches(r, text, lower, present)
+        keywords = (
+            tuple(
+                r
+                for r in self.keywords
+                if not present.isdisjoint(r.anchors) and _keyword_matches(r, text, lower, present)
+            )
+            if present
+            else ()
         )
         detect = self.detect_secrets is not None and might_need_detect_secrets(text, present)
         return Plan(tokens, keywords, detect)
