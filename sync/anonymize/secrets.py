@@ -66,9 +66,7 @@ class SecretScanner:
         probes = self._find_probes(text)
         tokens = (
             tuple(
-                r
-                for r in self.tokens
-                if not probes.isdisjoint(r.probes) and r.pattern.search(text)
+                r for r in self.tokens if not probes.isdisjoint(r.probes) and r.pattern.search(text)
             )
             if probes
             else ()
