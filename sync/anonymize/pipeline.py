@@ -53,7 +53,7 @@ except ImportError:  # pragma: no cover - a declared dependency; a broken instal
 _MIN_PROPAGATED = 6
 #: No detector can match a shorter text (the shortest, `PWD=` and six characters, is 10 long).
 _MIN_SECRET_TEXT = 10
-_NOTHING = Plan((), (), False)
+_NOTHING = Plan((), (), ())
 
 #: Test runners named at the metrics level (the first word of a command, when it is one of these).
 _RUNNERS = frozenset(

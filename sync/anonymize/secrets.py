@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sync.anonymize.detect import DETECT_ANCHORS, DetectSecrets, might_need_detect_secrets
+from sync.anonymize.detect import DETECT_ANCHORS, DetectSecrets, detect_lines
 from sync.anonymize.secret_rules import RULES, Rule
 
 __all__ = ["PLACEHOLDER", "Finding", "Plan", "SecretScanner", "literal_finder", "redact"]
@@ -34,7 +34,8 @@ class Plan:
 
     tokens: tuple[Rule, ...]
     keywords: tuple[Rule, ...]
-    detect_secrets: bool
+    #: The lines detect-secrets must read (see `detect_lines`); none: it need not run.
+    detect_secrets: tuple[str, ...]
 
     @property
     def empty(self) -> bool:
@@ -82,7 +83,7 @@ class SecretScanner:
             if present
             else ()
         )
-        detect = self.detect_secrets is not None and might_need_detect_secrets(text, present)
+        detect = detect_lines(text, present) if self.detect_secrets is not None else ()
         return Plan(tokens, keywords, detect)
 
     def find(
@@ -112,7 +113,11 @@ class SecretScanner:
             lower = text.lower()
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower))
-        if plan.detect_secrets and self.detect_secrets is not None:
+        if (
+            plan.detect_secrets
+            and self.detect_secrets is not None
+            and any(line in text for line in plan.detect_secrets)
+        ):
             spans.extend(self.detect_secrets.find(text, hint))
         if not spans:
             return []
