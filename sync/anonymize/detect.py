@@ -297,7 +297,7 @@ _INDIRECT_CORE = re.compile(r"(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])")
 
 def _indirect_reference_filter(heuristic: Any) -> Callable[[str], bool]:
     if heuristic._get_indirect_reference_regex().pattern != _INDIRECT:
-        return heuristic.is_indirect_reference  # type: ignore[no-any-return]
+        return heuristic.is_indirect_reference
 
     def is_indirect_reference(line: str) -> bool:
         # The library's own limit (its expression backtracks badly on long lines).

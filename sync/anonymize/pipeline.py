@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from capture.episodes import EPISODE_SCHEMA
 from sync.anonymize.detect import DetectSecrets
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
@@ -43,11 +45,6 @@ __all__ = [
 #: Same schema as `capture episodes --json`: fields are removed or rewritten per level (and
 #: `level`, `language`, counts added), never given another meaning.
 SHARED_SCHEMA = EPISODE_SCHEMA
-
-try:
-    from orjson import dumps as _orjson_dumps
-except ImportError:  # pragma: no cover - a declared dependency; a broken install is only slower
-    _orjson_dumps = None
 
 #: Values shorter than this are not searched for elsewhere: too many innocent collisions.
 _MIN_PROPAGATED = 6
@@ -71,12 +68,10 @@ def dumps(value: Any) -> str:
     """The one serialization used for hashing, preview and upload: compact, UTF-8, key order as
     built. orjson writes it 6x faster than the json module; what orjson refuses (a lone
     surrogate, an integer over 64 bits) is written by the json module."""
-    if _orjson_dumps is not None:
-        try:
-            return _orjson_dumps(value).decode()
-        except TypeError:  # orjson.JSONEncodeError
-            pass
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def content_hash(serialized: str) -> str:
