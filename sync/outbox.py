@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
     "ISOLATE_AFTER",
+    "NewRow",
     "Outbox",
     "Row",
     "RowState",
@@ -62,6 +63,18 @@ class Row:
     @property
     def size(self) -> int:
         return len(self.payload) + 120
+
+
+@dataclass(frozen=True, slots=True)
+class NewRow:
+    """A revision to queue (`Outbox.add_all`); a quarantined one keeps no payload."""
+
+    episode_id: str
+    revision: int
+    level: str
+    content_hash: str
+    payload: str | None
+    quarantine: str | None = None
 
 
 # -- decisions -----------------------------------------------------------------------------
@@ -225,6 +238,33 @@ class Outbox:
                 now,
                 now,
             ),
+        )
+
+    def add_all(self, rows: Sequence[NewRow], now: float) -> None:
+        """`add` for many rows at once (each episode once): older queued revisions superseded,
+        then the new rows inserted, each step one statement run over all of them."""
+        self.conn.executemany(
+            """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
+               AND +state = 'queued'""",
+            [(r.episode_id,) for r in rows if r.revision > 1],
+        )
+        self.conn.executemany(
+            """INSERT INTO sync_outbox (episode_id, revision, level, content_hash, payload, state,
+               last_error, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (
+                    r.episode_id,
+                    r.revision,
+                    r.level,
+                    r.content_hash,
+                    None if r.quarantine else r.payload,
+                    RowState.QUARANTINED if r.quarantine else RowState.QUEUED,
+                    r.quarantine,
+                    now,
+                    now,
+                )
+                for r in rows
+            ],
         )
 
     def due(self, now: float, limit: int) -> list[Row]:
