@@ -163,13 +163,21 @@ def read_results(rows: Sequence[Row], body: Any) -> dict[int, tuple[str, str | N
 def item_json(row: Row) -> str:
     """One element of the request's `episodes` list, byte for byte as sent. The payload is
     stored serialized, so preview and upload cannot disagree."""
-    import json
-
     return (
-        f'{{"id":{json.dumps(row.episode_id)},"revision":{row.revision},'
-        f'"idempotency_key":{json.dumps(row.key)},"level":{json.dumps(row.level)},'
+        f'{{"id":{_json_string(row.episode_id)},"revision":{row.revision},'
+        f'"idempotency_key":{_json_string(row.key)},"level":{_json_string(row.level)},'
         f'"episode":{row.payload}}}'
     )
+
+
+def _json_string(value: str) -> str:
+    """`json.dumps(value)`; ids and levels are printable ASCII with nothing to escape, which
+    is quoted as it is (3 of these per episode, each 10x cheaper than json.dumps)."""
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    import json
+
+    return json.dumps(value)
 
 
 def body_for(rows: Iterable[Row]) -> bytes:
