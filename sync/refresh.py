@@ -90,8 +90,8 @@ def refresh(
     workers: int | None = None,
 ) -> RefreshReport:
     """Queue what changed. `workers` > 1: a backlog of at least POOL_THRESHOLD episodes is
-    anonymized by that many processes (`[sync] workers`; default 1, this process alone: on a busy
-    machine the pool's start-up and hand-overs cost more than the second core brings)."""
+    loaded and anonymized by that many processes (`[sync] workers`; see `anonymize_workers`),
+    while this one writes the outbox; a smaller one is worth no pool's start-up."""
     report = RefreshReport()
     todo = changed_episodes(store, settings)
     report.considered = len(todo)
