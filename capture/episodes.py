@@ -21,9 +21,15 @@ EPISODE_SCHEMA = "agent-capture/episode@1"
 
 
 def iso(ts: float | None) -> str | None:
+    """`2026-05-28T20:26:40.123Z`: what `isoformat(timespec="milliseconds")` writes for UTC, with
+    `Z`; formatted by hand, at half its cost (an episode carries tens of times)."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    d = datetime.fromtimestamp(ts, UTC)
+    # %-formatting: 1.6 us here, an f-string with the same widths 2.7 us.
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031
+        d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond // 1000
+    )  # fmt: skip
 
 
 def _in(ids: Sequence[str]) -> str:

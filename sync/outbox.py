@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
     "ISOLATE_AFTER",
+    "NewRow",
     "Outbox",
     "Row",
     "RowState",
@@ -62,6 +63,18 @@ class Row:
     @property
     def size(self) -> int:
         return len(self.payload) + 120
+
+
+@dataclass(frozen=True, slots=True)
+class NewRow:
+    """A revision to queue (`Outbox.add_all`); a quarantined one keeps no payload."""
+
+    episode_id: str
+    revision: int
+    level: str
+    content_hash: str
+    payload: str | None
+    quarantine: str | None = None
 
 
 # -- decisions -----------------------------------------------------------------------------
@@ -150,13 +163,21 @@ def read_results(rows: Sequence[Row], body: Any) -> dict[int, tuple[str, str | N
 def item_json(row: Row) -> str:
     """One element of the request's `episodes` list, byte for byte as sent. The payload is
     stored serialized, so preview and upload cannot disagree."""
-    import json
-
     return (
-        f'{{"id":{json.dumps(row.episode_id)},"revision":{row.revision},'
-        f'"idempotency_key":{json.dumps(row.key)},"level":{json.dumps(row.level)},'
+        f'{{"id":{_json_string(row.episode_id)},"revision":{row.revision},'
+        f'"idempotency_key":{_json_string(row.key)},"level":{_json_string(row.level)},'
         f'"episode":{row.payload}}}'
     )
+
+
+def _json_string(value: str) -> str:
+    """`json.dumps(value)`; ids and levels are printable ASCII with nothing to escape, which
+    is quoted as it is (3 of these per episode, each 10x cheaper than json.dumps)."""
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    import json
+
+    return json.dumps(value)
 
 
 def body_for(rows: Iterable[Row]) -> bytes:
@@ -225,6 +246,33 @@ class Outbox:
                 now,
                 now,
             ),
+        )
+
+    def add_all(self, rows: Sequence[NewRow], now: float) -> None:
+        """`add` for many rows at once (each episode once): older queued revisions superseded,
+        then the new rows inserted, each step one statement run over all of them."""
+        self.conn.executemany(
+            """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
+               AND +state = 'queued'""",
+            [(r.episode_id,) for r in rows if r.revision > 1],
+        )
+        self.conn.executemany(
+            """INSERT INTO sync_outbox (episode_id, revision, level, content_hash, payload, state,
+               last_error, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (
+                    r.episode_id,
+                    r.revision,
+                    r.level,
+                    r.content_hash,
+                    None if r.quarantine else r.payload,
+                    RowState.QUARANTINED if r.quarantine else RowState.QUEUED,
+                    r.quarantine,
+                    now,
+                    now,
+                )
+                for r in rows
+            ],
         )
 
     def due(self, now: float, limit: int) -> list[Row]:

@@ -19,7 +19,7 @@ from capture.store import Store
 from sync.anonymize.identity import Identity
 from sync.anonymize.levels import Level
 from sync.anonymize.pipeline import Anonymizer, Projection, content_hash
-from sync.outbox import Outbox, next_revision
+from sync.outbox import NewRow, Outbox, next_revision
 from sync.settings import OptIn, SyncSettings
 
 __all__ = ["RefreshReport", "changed_episodes", "project", "project_chunk", "refresh"]
@@ -90,8 +90,8 @@ def refresh(
     workers: int | None = None,
 ) -> RefreshReport:
     """Queue what changed. `workers` > 1: a backlog of at least POOL_THRESHOLD episodes is
-    anonymized by that many processes (`[sync] workers`; default 1, this process alone: on a busy
-    machine the pool's start-up and hand-overs cost more than the second core brings)."""
+    loaded and anonymized by that many processes (`[sync] workers`; see `anonymize_workers`),
+    while this one writes the outbox; a smaller one is worth no pool's start-up."""
     report = RefreshReport()
     todo = changed_episodes(store, settings)
     report.considered = len(todo)
@@ -175,53 +175,45 @@ def _write_chunk(
     now: float,
     report: RefreshReport,
 ) -> None:
+    """One transaction per chunk; each kind of write is one statement over all its rows."""
     by_id = {episode_id: (opt_in, fingerprint) for episode_id, opt_in, fingerprint in part}
+    seen: list[tuple[str, str, str, int]] = []
+    excluded: list[tuple[str]] = []
+    rows: list[NewRow] = []
     with store.transaction():
         latest = outbox.latest([episode_id for episode_id, _, _ in part])
         for episode_id, serialized, digest, quarantine_reasons in projected:
             opt_in, fingerprint = by_id[episode_id]
-            store.conn.execute(
-                """INSERT INTO sync_episodes (episode_id, fingerprint, content_hash, revision)
-                   VALUES (?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET
-                   fingerprint = excluded.fingerprint, content_hash = excluded.content_hash,
-                   revision = excluded.revision""",
-                (
-                    episode_id,
-                    fingerprint,
-                    digest,
-                    latest.get(episode_id, (0, ""))[0],
-                ),
-            )
+            revision = latest.get(episode_id, (0, ""))[0]
             if serialized is None:
                 # Every file it touched is excluded now: what was waiting to go stays home.
-                store.conn.execute(
-                    """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
-                       AND +state = 'queued'""",
-                    (episode_id,),
-                )
+                excluded.append((episode_id,))
                 report.excluded += 1
-                continue
-            revision = next_revision(latest.get(episode_id), digest)
-            if revision is None:
+            elif (new := next_revision(latest.get(episode_id), digest)) is None:
                 report.unchanged += 1
-                continue
-            quarantine = "; ".join(quarantine_reasons) or None
-            outbox.add(
-                episode_id,
-                revision,
-                level=opt_in.level.value,
-                content_hash=digest,
-                payload=None if quarantine else serialized,
-                now=now,
-                quarantine=quarantine,
-            )
-            store.conn.execute(
-                "UPDATE sync_episodes SET revision = ? WHERE episode_id = ?",
-                (revision, episode_id),
-            )
-            if quarantine:
-                report.quarantined += 1
-            elif revision == 1:
-                report.queued += 1
             else:
-                report.revised += 1
+                revision = new
+                quarantine = "; ".join(quarantine_reasons) or None
+                rows.append(
+                    NewRow(episode_id, new, opt_in.level.value, digest, serialized, quarantine)
+                )
+                if quarantine:
+                    report.quarantined += 1
+                elif new == 1:
+                    report.queued += 1
+                else:
+                    report.revised += 1
+            seen.append((episode_id, fingerprint, digest, revision))
+        store.conn.executemany(
+            """INSERT INTO sync_episodes (episode_id, fingerprint, content_hash, revision)
+               VALUES (?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET
+               fingerprint = excluded.fingerprint, content_hash = excluded.content_hash,
+               revision = excluded.revision""",
+            seen,
+        )
+        store.conn.executemany(
+            """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
+               AND +state = 'queued'""",
+            excluded,
+        )
+        outbox.add_all(rows, now)

@@ -328,7 +328,9 @@ def upload_options(config_file: Path | None = None, env: dict[str, str] | None =
 
 
 def anonymize_workers(config_file: Path | None = None, env: dict[str, str] | None = None) -> int:
-    """Processes to anonymize a large backlog with: `[sync] workers` or CAPTURE_SYNC_WORKERS."""
+    """Processes to anonymize a large backlog with: `[sync] workers` or CAPTURE_SYNC_WORKERS;
+    by default 2 where there is more than one CPU (loading and anonymizing cost 3x what queueing
+    and uploading do: two processes for them keep the uploader fed), else 1."""
     env = dict(os.environ) if env is None else env
     value: Any = env.get("CAPTURE_SYNC_WORKERS")
     if value is None and config_file is not None and config_file.exists():
@@ -336,7 +338,7 @@ def anonymize_workers(config_file: Path | None = None, env: dict[str, str] | Non
             section = tomllib.load(fh).get("sync", {})
         value = section.get("workers") if isinstance(section, dict) else None
     if value is None:
-        return 1
+        return 2 if (os.cpu_count() or 1) > 1 else 1
     try:
         return max(1, min(16, int(value)))
     except ValueError:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
     "DETECT_ANCHORS",
     "DetectSecrets",
+    "detect_lines",
     "line_needs_detect_secrets",
     "might_need_detect_secrets",
 ]
@@ -49,6 +51,8 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/_\-.~]+")
 # Our placeholders and identity markers: detect-secrets must not see them as values.
 _PLACEHOLDER = re.compile(r"<SECRET:[a-z0-9_]+:[0-9a-f]{8}>|<(?:email|ip|user|host|workspace)>")
+# The secret placeholder in lower-cased text: its `secret` is ours, not a key word of the line.
+_PLACEHOLDER_LOWER = re.compile(r"<secret:[a-z0-9_]+:[0-9a-f]{8}>")
 
 _KIND = {
     "Secret Keyword": "keyword",
@@ -79,9 +83,18 @@ DETECT_ANCHORS = ("key", "pass", "pwd", "secret", "contrase")
 def might_need_detect_secrets(text: str, anchors_present: set[str] | None = None) -> bool:
     """Over a whole text (or all of an episode's text): does any line need detect-secrets?
     Exactly the lines `find` would show it, so False means `find` finds nothing."""
+    return bool(detect_lines(text, anchors_present))
+
+
+def detect_lines(text: str, anchors_present: set[str] | None = None) -> tuple[str, ...]:
+    """The lines of `text` that `find` would show detect-secrets (their content). Over all of an
+    episode's texts joined by newlines, these are the candidate lines of each of its texts:
+    a text holding none of them needs no detect-secrets."""
     if anchors_present is not None and anchors_present.isdisjoint(DETECT_ANCHORS):
-        return _has_entropy_candidate(text)
-    return bool(_candidate_lines(text))
+        spans = sorted({_line_at(text, q[0]) for q in _quoted_runs(text)})
+    else:
+        spans = _candidate_lines(text)
+    return tuple(dict.fromkeys(text[a:b] for a, b in spans))
 
 
 def _entropy(value: str) -> float:
@@ -89,28 +102,53 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-def _high_entropy(value: str) -> bool:
-    gate = _HEX_GATE if _HEX.issuperset(value) else _BASE64_GATE
-    return _entropy(value) > gate
+#: A quoted string the entropy plugins read: (where its quote is, where its value starts and
+#: ends, whether its entropy passes our gate, whether it passes the plugins' own limit).
+_Quoted = tuple[int, int, int, bool, bool]
 
 
-def _over_plugin_limit(value: str) -> bool:
-    limit = _HEX_LIMIT if _HEX.issuperset(value) else _BASE64_LIMIT
-    return _entropy(value) > limit
+def _quoted_runs(text: str) -> list[_Quoted]:
+    out: list[_Quoted] = []
+    # Two expressions, each with a literal first character, scan faster than one with a class.
+    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
+        if quote not in text:
+            continue
+        for m in pattern.finditer(text):
+            value = m.group(1)
+            entropy = _entropy(value)
+            if _HEX.issuperset(value):
+                gate, limit = _HEX_GATE, _HEX_LIMIT
+            else:
+                gate, limit = _BASE64_GATE, _BASE64_LIMIT
+            if entropy > gate:
+                out.append((m.start(), m.start(1), m.end(1), True, entropy > limit))
+    return out
 
 
 def _entropy_candidates(text: str) -> list[int]:
     """Start offsets of quoted strings the entropy plugins could flag."""
-    out: list[int] = []
-    # Two expressions, each with a literal first character, scan faster than one with a class.
-    for pattern, quote in ((_ENTROPY_DOUBLE, '"'), (_ENTROPY_SINGLE, "'")):
-        if quote in text:
-            out.extend(m.start() for m in pattern.finditer(text) if _high_entropy(m.group(1)))
-    return out
+    return [q[0] for q in _quoted_runs(text)]
 
 
 def _has_entropy_candidate(text: str) -> bool:
     return bool(_entropy_candidates(text))
+
+
+def _lower(text: str) -> str:
+    """Lower case with offsets kept: a character whose lower case is longer (`İ`) stays."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _without_placeholders(lower: str) -> str:
+    """Lower-cased text with each secret placeholder blanked (same length, so offsets hold).
+    A redacted line would otherwise go to detect-secrets again only for the `SECRET` of its
+    placeholder: a hit can only start there, inside the placeholder, and such hits are dropped."""
+    if "<secret:" not in lower:
+        return lower
+    return _PLACEHOLDER_LOWER.sub(lambda m: " " * len(m.group()), lower)
 
 
 def line_needs_detect_secrets(line: str) -> bool:
@@ -137,6 +175,8 @@ class DetectSecrets:
     def __init__(self, cache_size: int = 200_000) -> None:
         self._plugins: list[Any] | None = None
         self._filters: list[Any] = []
+        self._gates: list[str | None] = []
+        self._is_indirect_reference: Callable[[str], bool] = lambda line: False
         self._cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
         self._cache_size = cache_size
         self.lines_scanned = 0
@@ -152,6 +192,8 @@ class DetectSecrets:
                 cls() for name, cls in sorted(mapping.items()) if name not in _LEFT_OUT
             ]
             self._heuristic = heuristic
+            self._gates = _plugin_gates(self._plugins)
+            self._is_indirect_reference = _indirect_reference_filter(heuristic)
         return self._plugins
 
     def _is_false_positive(self, secret: str, line: str, plugin: Any) -> bool:
@@ -180,16 +222,21 @@ class DetectSecrets:
         # Placeholders stay in the line (blanking them would make the next word look like a
         # value); hits inside them are dropped by the caller.
         masked = line
-        # The keyword plugin (the slowest, ~40 us a line) can only fire on a line holding one
-        # of its words: skip it elsewhere.
-        keyword = _KEYWORD.search(line.lower()) is not None
-        if self._heuristic.is_indirect_reference(masked):
+        # The keyword plugin (the slowest, ~60 us a line) runs only on a line holding one of
+        # its words; the entropy plugins only on a line with a quote (their expression finds
+        # quoted strings only).
+        can = {
+            _KEYWORD_GATE: _KEYWORD.search(line.lower()) is not None,
+            _QUOTE_GATE: "'" in masked or '"' in masked,
+            None: True,
+        }
+        if self._is_indirect_reference(masked):
             result: tuple[tuple[str, str], ...] = ()
         else:
             context = get_code_snippet([masked], 1)
             hits: list[tuple[str, str]] = []
-            for plugin in plugins:
-                if not keyword and type(plugin).__name__ == "KeywordDetector":
+            for plugin, gate in zip(plugins, self._gates, strict=True):
+                if not can[gate]:
                     continue
                 for secret in plugin.analyze_line(
                     filename=key[0], line=masked, line_number=1, context=context
@@ -207,7 +254,8 @@ class DetectSecrets:
     def find(self, text: str, hint: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) spans in `text`, each widened to the whole token it sits in."""
         spans: list[tuple[int, int, str]] = []
-        for start, end in _candidate_lines(text):
+        quoted = _quoted_runs(text)
+        for start, end in _candidate_lines(text, quoted):
             line = text[start:end]
             for kind, value in self.scan_line(line.rstrip("\r"), hint):
                 at = line.find(value)
@@ -218,11 +266,44 @@ class DetectSecrets:
         # detect-secrets reads some lines so that a quoted string escapes its entropy plugins
         # (seen: `=0( x = "<40 hex digits>" ]`); a quoted string over the plugins' own limits is
         # a secret whatever surrounds it.
-        for pattern in (_ENTROPY_DOUBLE, _ENTROPY_SINGLE):
-            for m in pattern.finditer(text):
-                if _over_plugin_limit(m.group(1)):
-                    spans.append((m.start(1), m.end(1), "high_entropy"))
+        spans.extend((a, b, "high_entropy") for _, a, b, _, over in quoted if over)
         return spans
+
+
+_KEYWORD_GATE, _QUOTE_GATE = "keyword", "quote"
+
+
+def _plugin_gates(plugins: list[Any]) -> list[str | None]:
+    """For each plugin, what a line must have for it to find anything (None: no gate)."""
+    from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+
+    return [
+        _KEYWORD_GATE
+        if type(plugin).__name__ == "KeywordDetector"
+        else _QUOTE_GATE
+        if isinstance(plugin, HighEntropyStringsPlugin)
+        else None
+        for plugin in plugins
+    ]
+
+
+# detect-secrets' indirect-reference filter (`x = get_secret()`, `x = headers["key"]`): its
+# expression opens with `([^\v=!:]*)\s*`, which can match empty, so it matches a line exactly
+# when the rest does; searched without that prefix it is 10-40x faster (no scan forward from
+# every position). Used only while the library's expression is the one written here.
+_INDIRECT = r"([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])"
+_INDIRECT_CORE = re.compile(r"(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])")
+
+
+def _indirect_reference_filter(heuristic: Any) -> Callable[[str], bool]:
+    if heuristic._get_indirect_reference_regex().pattern != _INDIRECT:
+        return heuristic.is_indirect_reference
+
+    def is_indirect_reference(line: str) -> bool:
+        # The library's own limit (its expression backtracks badly on long lines).
+        return len(line) <= 1000 and _INDIRECT_CORE.search(line) is not None
+
+    return is_indirect_reference
 
 
 def _line_at(text: str, at: int) -> tuple[int, int]:
@@ -231,11 +312,12 @@ def _line_at(text: str, at: int) -> tuple[int, int]:
     return start, len(text) if end < 0 else end
 
 
-def _candidate_lines(text: str) -> list[tuple[int, int]]:
+def _candidate_lines(text: str, quoted: list[_Quoted] | None = None) -> list[tuple[int, int]]:
     """Lines holding one of the keyword plugin's words, or a quoted run the entropy plugins
-    could flag; found without splitting the text into lines."""
+    could flag (`quoted`: `_quoted_runs(text)` when already known); found without splitting the
+    text into lines."""
     lines: set[tuple[int, int]] = set()
-    lower = text.lower()
+    lower = _without_placeholders(_lower(text))
     for anchor in DETECT_ANCHORS:
         at = lower.find(anchor)
         while at >= 0:
@@ -243,8 +325,8 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
             if _KEYWORD.search(lower, start, end):
                 lines.add((start, end))
             at = lower.find(anchor, end)
-    for start in _entropy_candidates(text):
-        lines.add(_line_at(text, start))
+    for q in _quoted_runs(text) if quoted is None else quoted:
+        lines.add(_line_at(text, q[0]))
     return sorted(lines)
 
 

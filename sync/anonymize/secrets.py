@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sync.anonymize.detect import DETECT_ANCHORS, DetectSecrets, might_need_detect_secrets
+from sync.anonymize.detect import DETECT_ANCHORS, DetectSecrets, detect_lines
 from sync.anonymize.secret_rules import RULES, Rule
 
 __all__ = ["PLACEHOLDER", "Finding", "Plan", "SecretScanner", "literal_finder", "redact"]
@@ -34,7 +34,8 @@ class Plan:
 
     tokens: tuple[Rule, ...]
     keywords: tuple[Rule, ...]
-    detect_secrets: bool
+    #: The lines detect-secrets must read (see `detect_lines`); none: it need not run.
+    detect_secrets: tuple[str, ...]
 
     @property
     def empty(self) -> bool:
@@ -64,17 +65,25 @@ class SecretScanner:
         are searched in the whole text, keyword rules on every line holding an anchor, which is
         where `find` runs them too."""
         probes = self._find_probes(text)
-        tokens = tuple(
-            r for r in self.tokens if not probes.isdisjoint(r.probes) and r.pattern.search(text)
+        tokens = (
+            tuple(
+                r for r in self.tokens if not probes.isdisjoint(r.probes) and r.pattern.search(text)
+            )
+            if probes
+            else ()
         )
         lower = text.lower()
         present = self._find_anchors(lower)
-        keywords = tuple(
-            r
-            for r in self.keywords
-            if not present.isdisjoint(r.anchors) and _keyword_matches(r, text, lower, present)
+        keywords = (
+            tuple(
+                r
+                for r in self.keywords
+                if not present.isdisjoint(r.anchors) and _keyword_matches(r, text, lower, present)
+            )
+            if present
+            else ()
         )
-        detect = self.detect_secrets is not None and might_need_detect_secrets(text, present)
+        detect = detect_lines(text, present) if self.detect_secrets is not None else ()
         return Plan(tokens, keywords, detect)
 
     def find(
@@ -104,7 +113,11 @@ class SecretScanner:
             lower = text.lower()
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower))
-        if plan.detect_secrets and self.detect_secrets is not None:
+        if (
+            plan.detect_secrets
+            and self.detect_secrets is not None
+            and any(line in text for line in plan.detect_secrets)
+        ):
             spans.extend(self.detect_secrets.find(text, hint))
         if not spans:
             return []
