@@ -25,7 +25,7 @@ from capture.windows import DEFAULT_LATE, Window
 if TYPE_CHECKING:
     from capture.hunks import LocatedHunk
 
-__all__ = ["BUSY_TIMEOUT_MS", "CheckpointResult", "DueCheckpoint", "Store"]
+__all__ = ["BUSY_TIMEOUT_MS", "CheckpointResult", "DueCheckpoint", "Observed", "Settled", "Store"]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -54,6 +54,29 @@ class CheckpointResult:
     outcome: Outcome
     reason: str
     final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """What the checkpoints of a window observed."""
+
+    similarity: float | None
+    retention: float | None
+    outcome: Outcome
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """An applied proposal judged as it is recorded (a backfill): its outcome and what its
+    windows and its late check observed, all at `at`. Recorded so at once, the rows are the
+    ones scheduling the checkpoints and observing them one by one would leave."""
+
+    at: float
+    outcome: Outcome
+    reason: str
+    windows: Observed  # every window but the late check; also the proposal's measures
+    late: Observed
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -234,9 +257,11 @@ class Store:
         windows: Sequence[Window],
         late: Window,
         gap: float,
+        settled: Settled | None = None,
     ) -> str:
         """Record a proposal with its hunks, its checkpoints and the file's baseline text.
-        Returns the proposal id (the existing one when dedupe_key was seen before)."""
+        Returns the proposal id (the existing one when dedupe_key was seen before). An applied
+        proposal `settled` already is recorded with its outcome and its checkpoints observed."""
         # Imported here: recording a test run (capture run, the pytest plugin) has no need of
         # the diff machinery and its start-up cost.
         from capture.hunks import Change, count_change
@@ -267,12 +292,18 @@ class Store:
             state = proposal.state
             outcome = Outcome.REJECTED if state is State.REJECTED else Outcome.PENDING
             applied_at = now if state is State.APPLIED else None
+            settled_at = now if state is State.REJECTED else None
+            if settled is not None and state is State.APPLIED:
+                outcome, settled_at = settled.outcome, settled.at
+            else:
+                settled = None
             self.conn.execute(
                 """INSERT INTO proposals (id, episode_id, workspace_id, path, agent, model, tool,
-                   tool_use_id, dedupe_key, state, outcome, chars_added, chars_removed,
-                   lines_added, lines_removed, created_file, backfilled, source, created_at,
-                   applied_at, decided_at, decided_by, settled_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   tool_use_id, dedupe_key, state, outcome, reason, similarity, retention,
+                   chars_added, chars_removed, lines_added, lines_removed, created_file,
+                   backfilled, source, created_at, applied_at, decided_at, decided_by,
+                   settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                   ?, ?, ?, ?, ?, ?, ?)""",
                 (
                     proposal_id,
                     episode_id,
@@ -285,6 +316,9 @@ class Store:
                     proposal.dedupe_key,
                     state.value,
                     outcome.value,
+                    settled.reason if settled else None,
+                    settled.windows.similarity if settled else None,
+                    settled.windows.retention if settled else None,
                     change.chars_added,
                     change.chars_removed,
                     change.lines_added,
@@ -296,12 +330,12 @@ class Store:
                     applied_at,
                     now if state is State.REJECTED else None,
                     proposal.decided_by,
-                    now if state is State.REJECTED else None,
+                    settled_at,
                 ),
             )
             self._insert_hunks(proposal_id, located)
             if state is State.APPLIED:
-                self._schedule(proposal_id, now, windows, late)
+                self._schedule(proposal_id, now, windows, late, settled)
                 if proposal.file_text is not None:
                     self.set_baseline(workspace_id, relative_path, proposal.file_text, now)
             if state is State.REJECTED:
@@ -329,12 +363,44 @@ class Store:
         )
 
     def _schedule(
-        self, proposal_id: str, applied_at: float, windows: Sequence[Window], late: Window
+        self,
+        proposal_id: str,
+        applied_at: float,
+        windows: Sequence[Window],
+        late: Window,
+        settled: Settled | None = None,
     ) -> None:
+        if settled is None:
+            self.conn.executemany(
+                """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds,
+                   due_at) VALUES (?, ?, ?, ?)""",
+                [
+                    (proposal_id, w.label, w.seconds, applied_at + w.seconds)
+                    for w in (*windows, late)
+                ],
+            )
+            return
+        rows = []
+        for window in (*windows, late):
+            seen = settled.late if window.label == late.label else settled.windows
+            rows.append(
+                (
+                    proposal_id,
+                    window.label,
+                    window.seconds,
+                    applied_at + window.seconds,
+                    settled.at,
+                    seen.similarity,
+                    seen.retention,
+                    seen.outcome.value,
+                    seen.via,
+                )
+            )
         self.conn.executemany(
-            """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds, due_at)
-               VALUES (?, ?, ?, ?)""",
-            [(proposal_id, w.label, w.seconds, applied_at + w.seconds) for w in (*windows, late)],
+            """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds, due_at,
+               observed_at, similarity, retention, outcome, via)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            rows,
         )
 
     def decide_proposal(

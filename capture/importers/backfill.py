@@ -23,7 +23,7 @@ from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
 from capture.outcomes import Measurement
-from capture.store import Store
+from capture.store import Observed, Settled, Store
 
 __all__ = [
     "Caches",
@@ -377,7 +377,18 @@ def _known(store: Store, table: str, keys: list[str]) -> set[str]:
 
 
 def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -> str:
-    proposal_id = store.add_proposal(
+    judged = ready.judged
+    settled = None
+    if judged is not None:
+        settled = Settled(
+            at=now,
+            outcome=judged.outcome,
+            reason=judged.reason,
+            windows=Observed(judged.sim, judged.ret, judged.outcome, judged.via),
+            late=Observed(judged.late_sim, judged.late_ret, judged.late_outcome, SOURCE),
+        )
+    # settled at once; its episode is settled once the whole transcript is in (write)
+    return store.add_proposal(
         ready.proposal,
         ready.located,
         relative_path=ready.relative,
@@ -385,37 +396,8 @@ def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -
         windows=config.windows,
         late=config.late,
         gap=config.episode_gap,
+        settled=settled,
     )
-    judged = ready.judged
-    if judged is None:
-        return proposal_id
-    store.conn.execute(
-        """UPDATE checkpoints SET observed_at = :now,
-           similarity = CASE WHEN window = 'late' THEN :late_sim ELSE :sim END,
-           retention = CASE WHEN window = 'late' THEN :late_ret ELSE :ret END,
-           outcome = CASE WHEN window = 'late' THEN :late_outcome ELSE :outcome END,
-           via = CASE WHEN window = 'late' THEN :source ELSE :via END
-           WHERE proposal_id = :id""",
-        {
-            "now": now,
-            "sim": judged.sim,
-            "ret": judged.ret,
-            "outcome": judged.outcome.value,
-            "via": judged.via,
-            "late_sim": judged.late_sim,
-            "late_ret": judged.late_ret,
-            "late_outcome": judged.late_outcome.value,
-            "source": SOURCE,
-            "id": proposal_id,
-        },
-    )
-    # settled now; its episode is settled once the whole transcript is in (write)
-    store.conn.execute(
-        """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
-           settled_at = ? WHERE id = ?""",
-        (judged.outcome.value, judged.reason, judged.sim, judged.ret, now, proposal_id),
-    )
-    return proposal_id
 
 
 def write(
