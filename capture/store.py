@@ -25,7 +25,15 @@ from capture.windows import DEFAULT_LATE, Window
 if TYPE_CHECKING:
     from capture.hunks import LocatedHunk
 
-__all__ = ["BUSY_TIMEOUT_MS", "CheckpointResult", "DueCheckpoint", "Observed", "Settled", "Store"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "CheckpointResult",
+    "DeferredRollups",
+    "DueCheckpoint",
+    "Observed",
+    "Settled",
+    "Store",
+]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -77,6 +85,16 @@ class Settled:
     reason: str
     windows: Observed  # every window but the late check; also the proposal's measures
     late: Observed
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredRollups:
+    """Rollup triggers dropped for a bulk insert: their SQL, and the last proposal rowid and
+    checkpoint id before it."""
+
+    triggers: tuple[str, ...]
+    proposals: int
+    checkpoints: int
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -141,6 +159,40 @@ class Store:
             raise
         else:
             self.conn.execute("COMMIT")
+
+    def defer_rollups(self) -> DeferredRollups:
+        """Stop adding each inserted proposal and checkpoint to the report rollups, inside the
+        open write transaction, until `catch_up_rollups` adds them all at once (before the
+        commit: no other connection ever sees the triggers missing). For bulk inserts, where a
+        trigger per row costs more than the row. Rows inserted meanwhile must not be updated or
+        deleted before the catch-up: their update triggers would take out what is not in yet."""
+        from capture.rollups import INSERT_TRIGGERS
+
+        assert self.conn.in_transaction, "defer_rollups needs an open write transaction"
+        marks = ",".join("?" * len(INSERT_TRIGGERS))
+        saved = tuple(
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+                INSERT_TRIGGERS,
+            )
+        )
+        for name in INSERT_TRIGGERS:
+            self.conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        proposals = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM proposals")
+        checkpoints = self.conn.execute("SELECT coalesce(max(id), 0) FROM checkpoints")
+        return DeferredRollups(saved, proposals.fetchone()[0], checkpoints.fetchone()[0])
+
+    def catch_up_rollups(self, deferred: DeferredRollups) -> None:
+        """Add the rows inserted since `defer_rollups` to the rollups; restore the triggers."""
+        from capture.rollups import INSERT_TRIGGERS, catch_up_statements
+
+        if len(deferred.triggers) == len(INSERT_TRIGGERS):
+            marks = {"proposals": deferred.proposals, "checkpoints": deferred.checkpoints}
+            for sql in catch_up_statements():
+                self.conn.execute(sql, marks)
+        for sql in deferred.triggers:
+            self.conn.execute(sql)
 
     # -- raw log ---------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
 from capture.outcomes import Measurement
-from capture.store import Observed, Settled, Store
+from capture.store import DeferredRollups, Observed, Settled, Store
 
 __all__ = [
     "Caches",
@@ -563,24 +563,36 @@ def import_files(
 
 class _Batch:
     """One write transaction over several transcripts (committed every BATCH_SECONDS): a
-    commit per small file would cost more than the file."""
+    commit per small file would cost more than the file. The rollups of the proposals it
+    inserts are added once at its end (the writes of a batch only insert proposals and
+    checkpoints, never update them)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.opened = 0.0
+        self.deferred: DeferredRollups | None = None
 
     def enter(self) -> None:
         import time
 
         if self.store.conn.in_transaction and time.monotonic() - self.opened > BATCH_SECONDS:
-            self.store.conn.execute("COMMIT")
+            self.close()
         if not self.store.conn.in_transaction:
             self.store.conn.execute("BEGIN IMMEDIATE")
             self.opened = time.monotonic()
+            self.deferred = self.store.defer_rollups()
 
     def close(self) -> None:
-        if self.store.conn.in_transaction:
-            self.store.conn.execute("COMMIT")
+        deferred, self.deferred = self.deferred, None
+        if not self.store.conn.in_transaction:
+            return  # rolled back by SQLite: the triggers are back with the rest
+        try:
+            if deferred is not None:
+                self.store.catch_up_rollups(deferred)
+        except BaseException:
+            self.store.conn.execute("ROLLBACK")
+            raise
+        self.store.conn.execute("COMMIT")
 
 
 def _write_one(
