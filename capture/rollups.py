@@ -296,18 +296,23 @@ def rollup_statements() -> list[str]:
     ]
 
 
-#: The triggers that add each inserted proposal and observed checkpoint to the rollups. A bulk
-#: writer (an import) may drop them inside its write transaction and, before it commits, add the
-#: rows it inserted meanwhile with `catch_up_statements` and create them again: one grouped
-#: upsert instead of eight per row.
-INSERT_TRIGGERS = ("report_proposal_insert", "report_checkpoint_insert")
+#: The triggers that add each inserted proposal and observed checkpoint to the rollups (and an
+#: episode's first edit to its row). A bulk writer (an import) may drop them inside its write
+#: transaction and, before it commits, add the rows it inserted meanwhile with
+#: `catch_up_statements` and create them again: one grouped upsert instead of eight per row.
+INSERT_TRIGGERS = (
+    "report_proposal_insert",
+    "report_checkpoint_insert",
+    "report_episode_edit_insert",
+)
 
 
 def catch_up_statements() -> list[str]:
     """What the INSERT_TRIGGERS would have added for the proposals whose rowid is above
     `:proposals` and the checkpoints whose id is above `:checkpoints`: the same values, summed
     at the finest grain first and then into each dimension and span, as the migration's
-    backfill does (equal but for the rounding of `survived_chars`, summed in another order)."""
+    backfill does (equal but for the rounding of `survived_chars`, summed in another order);
+    and the first edit of their episodes, which is the earliest one whatever the order."""
     finest = (
         f"CAST(p.created_at / {BUCKET_SECONDS} AS INTEGER) AS q, "
         "coalesce(p.workspace_id, 0) AS ws, p.agent AS agent, "
@@ -342,4 +347,8 @@ def catch_up_statements() -> list[str]:
         f"{_TARGETS_SQL} WHERE true GROUP BY 1, 2, 3, 4, 5, 6, 7 "
         "ON CONFLICT (dim, span, bucket, workspace_id, value, window, window_seconds) "
         f"DO UPDATE SET {retention_updates}",
+        "UPDATE report_episodes SET first_edit_at = (SELECT min(p.applied_at) FROM proposals p "
+        "WHERE p.episode_id = report_episodes.episode_id AND p.applied_at IS NOT NULL) "
+        "WHERE episode_id IN (SELECT episode_id FROM proposals "
+        "WHERE rowid > :proposals AND applied_at IS NOT NULL)",
     ]

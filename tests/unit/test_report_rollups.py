@@ -255,14 +255,14 @@ def test_rows_inserted_with_the_rollups_deferred_are_added_at_the_catch_up(
     counts = conn.execute("SELECT count(*) FROM report_counts").fetchone()[0]
     with store.transaction():
         deferred = store.defer_rollups()
-        for i, (path, model, state) in enumerate(
+        for i, (path, model, state, turn, when) in enumerate(
             [
-                ("src/app.py", "opus", State.APPLIED),  # into rollup rows that exist
-                ("src/new.go", None, State.APPLIED),
-                ("README.md", "opus", State.REJECTED),
+                # into rollup rows that exist, and before the first edit of episode E1
+                ("src/app.py", "opus", State.APPLIED, "t1", at("2026-03-01 12:05")),
+                ("src/new.go", None, State.APPLIED, "b1", at("2026-03-01 13:10")),
+                ("README.md", "opus", State.REJECTED, "b2", at("2026-03-01 14:10")),
             ]
         ):
-            when = at("2026-03-01 12:10") + 3600 * i
             seen = Observed(0.5 * i, 0.5 * i or None, Outcome.EDITED, "import")
             new = "x = 1\n" * (i + 1)
             store.add_proposal(
@@ -273,8 +273,8 @@ def test_rows_inserted_with_the_rollups_deferred_are_added_at_the_catch_up(
                     hunks=[HunkInput("", new)],
                     state=state,
                     model=model,
-                    session_id="bulk",
-                    turn_id=f"b{i}",
+                    session_id="s1",
+                    turn_id=turn,
                 ),
                 [LocatedHunk("", new, None)],
                 relative_path=path,
