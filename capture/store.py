@@ -310,10 +310,12 @@ class Store:
         late: Window,
         gap: float,
         settled: Settled | None = None,
+        episode: tuple[int, str] | None = None,
     ) -> str:
         """Record a proposal with its hunks, its checkpoints and the file's baseline text.
         Returns the proposal id (the existing one when dedupe_key was seen before). An applied
-        proposal `settled` already is recorded with its outcome and its checkpoints observed."""
+        proposal `settled` already is recorded with its outcome and its checkpoints observed.
+        `episode`: its (workspace id, episode id), when the caller has ensured them."""
         # Imported here: recording a test run (capture run, the pytest plugin) has no need of
         # the diff machinery and its start-up cost.
         from capture.hunks import Change, count_change
@@ -325,18 +327,21 @@ class Store:
                 ).fetchone()
                 if row:
                     return str(row[0])
-            workspace_id = self.ensure_workspace(proposal.workspace, now)
-            episode_id = self.ensure_episode(
-                workspace_id=workspace_id,
-                agent=proposal.agent,
-                now=now,
-                gap=gap,
-                session_id=proposal.session_id,
-                turn_id=proposal.turn_id,
-                model=proposal.model,
-                prompt=proposal.prompt,
-                source=proposal.source,
-            )
+            if episode is not None:
+                workspace_id, episode_id = episode
+            else:
+                workspace_id = self.ensure_workspace(proposal.workspace, now)
+                episode_id = self.ensure_episode(
+                    workspace_id=workspace_id,
+                    agent=proposal.agent,
+                    now=now,
+                    gap=gap,
+                    session_id=proposal.session_id,
+                    turn_id=proposal.turn_id,
+                    model=proposal.model,
+                    prompt=proposal.prompt,
+                    source=proposal.source,
+                )
             change = Change(0, 0, 0, 0)
             for hunk in located:
                 change = change + count_change(hunk.old_text, hunk.new_text)

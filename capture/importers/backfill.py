@@ -345,20 +345,61 @@ def prepare(history: History, caches: Caches, patterns: tuple[str, ...]) -> Prep
 # -- writing (the main process, one transaction per batch of transcripts) -----------------
 
 
-def _episode(
-    store: Store, config: Config, history: History, workspace_id: int, turn: Turn | None, at: float
-) -> str:
-    return store.ensure_episode(
-        workspace_id=workspace_id,
-        agent=history.agent,
-        now=at,
-        gap=config.episode_gap,
-        session_id=history.session_id,
-        turn_id=turn.turn_id if turn else None,
-        model=turn.model if turn else None,
-        prompt=turn.prompt if turn else None,
-        source=SOURCE,
-    )
+class _Episodes:
+    """The workspaces and episodes of one transcript's records. A turn's episode is ensured
+    once; its later records only move its last activity, once at the end (`flush`): they
+    come in time order and say the same model and prompt, so the rows end up as if each
+    record had ensured it. Episodes without a turn id are found by time, record by record."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.gap = config.episode_gap
+        self.workspaces: dict[str, int] = {}
+        self.turns: dict[tuple[str | None, ...], list[str | float]] = {}
+
+    def workspace(self, root: str, at: float) -> int:
+        if root not in self.workspaces:
+            self.workspaces[root] = self.store.ensure_workspace(root, at)
+        return self.workspaces[root]
+
+    def episode(
+        self,
+        root: str,
+        at: float,
+        *,
+        agent: str,
+        session_id: str | None,
+        turn_id: str | None,
+        model: str | None,
+        prompt: str | None,
+        source: str = SOURCE,
+    ) -> tuple[int, str]:
+        workspace_id = self.workspace(root, at)
+        key = (agent, session_id, turn_id, model, prompt, source)
+        seen = self.turns.get(key) if turn_id else None
+        if seen is not None:
+            seen[1] = max(float(seen[1]), at)
+            return workspace_id, str(seen[0])
+        episode_id = self.store.ensure_episode(
+            workspace_id=workspace_id,
+            agent=agent,
+            now=at,
+            gap=self.gap,
+            session_id=session_id,
+            turn_id=turn_id,
+            model=model,
+            prompt=prompt,
+            source=source,
+        )
+        if turn_id:
+            self.turns[key] = [episode_id, at]
+        return workspace_id, episode_id
+
+    def flush(self) -> None:
+        self.store.conn.executemany(
+            "UPDATE episodes SET last_at = max(last_at, ?) WHERE id = ?",
+            [(at, episode_id) for episode_id, at in self.turns.values()],
+        )
 
 
 def _known(store: Store, table: str, keys: list[str]) -> set[str]:
@@ -376,7 +417,9 @@ def _known(store: Store, table: str, keys: list[str]) -> set[str]:
     return found
 
 
-def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -> str:
+def _write_edit(
+    store: Store, config: Config, ready: PreparedEdit, now: float, episodes: _Episodes
+) -> str:
     judged = ready.judged
     settled = None
     if judged is not None:
@@ -388,8 +431,9 @@ def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -
             late=Observed(judged.late_sim, judged.late_ret, judged.late_outcome, SOURCE),
         )
     # settled at once; its episode is settled once the whole transcript is in (write)
+    proposal = ready.proposal
     return store.add_proposal(
-        ready.proposal,
+        proposal,
         ready.located,
         relative_path=ready.relative,
         now=ready.at,
@@ -397,6 +441,16 @@ def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -
         late=config.late,
         gap=config.episode_gap,
         settled=settled,
+        episode=episodes.episode(
+            proposal.workspace,
+            ready.at,
+            agent=proposal.agent,
+            session_id=proposal.session_id,
+            turn_id=proposal.turn_id,
+            model=proposal.model,
+            prompt=proposal.prompt,
+            source=proposal.source,
+        ),
     )
 
 
@@ -407,6 +461,7 @@ def write(
     history = prepared.history
     stats.outside += prepared.outside
     with store.transaction():
+        ensured = _Episodes(store, config)
         episodes: set[str] = set()
         recorded: list[str] = []
         known = _known(store, "proposals", [e.proposal.dedupe_key or "" for e in prepared.edits])
@@ -416,7 +471,7 @@ def write(
                 stats.known += 1
                 continue
             known.add(key)  # a transcript may tell one call twice
-            recorded.append(_write_edit(store, config, ready, now))
+            recorded.append(_write_edit(store, config, ready, now, ensured))
             stats.proposals += 1
             stats.rejected += ready.judged is None
         runs_known = _known(store, "test_runs", [r.run.dedupe_key or "" for r in prepared.runs])
@@ -427,8 +482,16 @@ def write(
             runs_known.add(run.dedupe_key or "")
             run_id = store.add_test_run(run, now=run.started_at, link=False)
             stats.runs += 1
-            workspace_id = store.ensure_workspace(run.workspace, run.started_at)
-            episode = _episode(store, config, history, workspace_id, ready_run.turn, run.started_at)
+            turn = ready_run.turn
+            _, episode = ensured.episode(
+                run.workspace,
+                run.started_at,
+                agent=history.agent,
+                session_id=history.session_id,
+                turn_id=turn.turn_id if turn else None,
+                model=turn.model if turn else None,
+                prompt=turn.prompt if turn else None,
+            )
             episodes.add(episode)
             store.conn.execute(
                 "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
@@ -443,6 +506,7 @@ def write(
                     f"SELECT DISTINCT episode_id FROM proposals WHERE id IN ({marks})", chunk
                 )
             )
+        ensured.flush()
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
         store.conn.executemany(
