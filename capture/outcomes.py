@@ -79,8 +79,7 @@ def inserted_mask(old_text: str, new_text: str) -> list[bool]:
         return _inserted_mask_by_lines(old_text, new_text)
     for op in Indel.opcodes(old_text, new_text):
         if op.tag == "equal":
-            for i in range(op.dest_start, op.dest_end):
-                mask[i] = False
+            mask[op.dest_start : op.dest_end] = [False] * (op.dest_end - op.dest_start)
     return mask
 
 
@@ -93,8 +92,8 @@ def _inserted_mask_by_lines(old_text: str, new_text: str) -> list[bool]:
     mask = [True] * len(new_text)
     for op in Indel.opcodes(old_lines, new_lines):
         if op.tag == "equal":
-            for i in range(starts[op.dest_start], starts[op.dest_end]):
-                mask[i] = False
+            lo, hi = starts[op.dest_start], starts[op.dest_end]
+            mask[lo:hi] = [False] * (hi - lo)
     return mask
 
 

@@ -73,6 +73,7 @@ class GitHistory:
     def __init__(self) -> None:
         self._logs: dict[str, tuple[float, dict[str, list[tuple[int, str]]]] | None] = {}
         self._show: dict[tuple[str, str, str], str | None] = {}
+        self._trees: dict[str, bool] = {}  # whether a work tree root has .git
 
     def _git(self, root: str, *args: str) -> str | None:
         try:
@@ -118,7 +119,9 @@ class GitHistory:
 
     def after(self, root: str, relative: str, moment: float) -> tuple[str, str | None] | None:
         """(commit, text) of the first commit touching the file at or after `moment`."""
-        if not os.path.exists(os.path.join(root, ".git")):
+        if root not in self._trees:
+            self._trees[root] = os.path.exists(os.path.join(root, ".git"))
+        if not self._trees[root]:
             return None
         log = self._log(root, moment)
         if not log:
@@ -604,7 +607,10 @@ def import_files(
         pool = ProcessPoolExecutor(
             count, context, initializer=_init_worker, initargs=(reader, config.test_commands)
         )
-        results = pool.map(_read_and_prepare, [name for name, _, _ in todo], chunksize=4)
+        # chunks as large as keeps every worker busy: each one costs the writing process a
+        # round of its result thread
+        chunk = max(1, min(16, len(todo) // (4 * count)))
+        results = pool.map(_read_and_prepare, [name for name, _, _ in todo], chunksize=chunk)
     else:
         _init_worker(reader, config.test_commands)
         results = (_read_and_prepare(name) for name, _, _ in todo)
