@@ -650,7 +650,11 @@ class _Batch:
         if not self.store.conn.in_transaction:
             self.store.conn.execute("BEGIN IMMEDIATE")
             self.opened = time.monotonic()
-            self.deferred = self.store.defer_rollups()
+            try:
+                self.deferred = self.store.defer_rollups()
+            except BaseException:
+                self.store.conn.execute("ROLLBACK")  # never commit half the triggers dropped
+                raise
 
     def close(self) -> None:
         deferred, self.deferred = self.deferred, None
