@@ -535,6 +535,8 @@ def record_history(
 #: starting them costs more than it saves
 PARALLEL_FROM = 16
 BATCH_SECONDS = 0.5
+#: the page cache of the writing connection while it imports (SQLite's own default: 2 MB)
+CACHE_KIB = 64 * 1024
 
 _worker: tuple[Reader, Caches, tuple[str, ...]] | None = None
 
@@ -615,6 +617,10 @@ def import_files(
         _init_worker(reader, config.test_commands)
         results = (_read_and_prepare(name) for name, _, _ in todo)
     batch = _Batch(store)
+    # a backfill inserts all over the tables' indexes: with SQLite's default 2 MB of cache
+    # most of those pages would be read again for every row
+    cache = store.conn.execute("PRAGMA cache_size").fetchone()[0]
+    store.conn.execute(f"PRAGMA cache_size = {-CACHE_KIB}")
     try:
         for (name, size, mtime_ns), prepared in zip(todo, results, strict=True):
             if prepared is None:
@@ -626,6 +632,7 @@ def import_files(
             advance()
     finally:
         batch.close()
+        store.conn.execute(f"PRAGMA cache_size = {int(cache)}")
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return stats
