@@ -115,10 +115,12 @@ def retention(old_text: str, new_text: str, region_text: str) -> float:
     by_lines = len(new_text) + len(region_text) > 2 * _CHAR_ALIGN_LIMIT
     src = _units(new_text, by_lines)
     dst = _units(region_text, by_lines)
-    # Map alignment units back to character offsets in new_text.
-    starts = [0]
-    for unit in src:
-        starts.append(starts[-1] + len(unit))
+    # Map alignment units back to character offsets in new_text (a character is its own).
+    starts: Sequence[int] = range(len(new_text) + 1)
+    if by_lines:
+        starts = [0]
+        for unit in src:
+            starts.append(starts[-1] + len(unit))
     # Matching runs shorter than this are coincidences of the alphabet, not surviving text.
     min_run = 1 if by_lines else min(_MIN_CHAR_RUN, len(new_text), len(region_text))
     kept = 0
