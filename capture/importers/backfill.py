@@ -350,15 +350,16 @@ def prepare(history: History, caches: Caches, patterns: tuple[str, ...]) -> Prep
 
 class _Episodes:
     """The workspaces and episodes of one transcript's records. A turn's episode is ensured
-    once; its later records only move its last activity, once at the end (`flush`): they
-    come in time order and say the same model and prompt, so the rows end up as if each
-    record had ensured it. Episodes without a turn id are found by time, record by record."""
+    once; its later records only move its last activity, written before anything reads it
+    (`flush`): they come in time order and say the same model and prompt, so the rows end up
+    as if each record had ensured it. Episodes without a turn id are found by time."""
 
     def __init__(self, store: Store, config: Config) -> None:
         self.store = store
         self.gap = config.episode_gap
         self.workspaces: dict[str, int] = {}
-        self.turns: dict[tuple[str | None, ...], list[str | float]] = {}
+        self.turns: dict[tuple[str | None, ...], str] = {}
+        self.moved: dict[str, float] = {}  # last activity not written yet, by episode
 
     def workspace(self, root: str, at: float) -> int:
         if root not in self.workspaces:
@@ -379,10 +380,12 @@ class _Episodes:
     ) -> tuple[int, str]:
         workspace_id = self.workspace(root, at)
         key = (agent, session_id, turn_id, model, prompt, source)
-        seen = self.turns.get(key) if turn_id else None
-        if seen is not None:
-            seen[1] = max(float(seen[1]), at)
-            return workspace_id, str(seen[0])
+        if turn_id and key in self.turns:
+            episode_id = self.turns[key]
+            self.moved[episode_id] = max(self.moved.get(episode_id, at), at)
+            return workspace_id, episode_id
+        if not turn_id:
+            self.flush()  # found by its last activity: every episode's must be written
         episode_id = self.store.ensure_episode(
             workspace_id=workspace_id,
             agent=agent,
@@ -395,14 +398,15 @@ class _Episodes:
             source=source,
         )
         if turn_id:
-            self.turns[key] = [episode_id, at]
+            self.turns[key] = episode_id
         return workspace_id, episode_id
 
     def flush(self) -> None:
         self.store.conn.executemany(
             "UPDATE episodes SET last_at = max(last_at, ?) WHERE id = ?",
-            [(at, episode_id) for episode_id, at in self.turns.values()],
+            [(at, episode_id) for episode_id, at in self.moved.items()],
         )
+        self.moved.clear()
 
 
 def _known(store: Store, table: str, keys: list[str]) -> set[str]:
