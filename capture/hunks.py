@@ -9,7 +9,15 @@ from rapidfuzz.distance import Indel
 
 from capture.model import HunkInput
 
-__all__ = ["CONTEXT_LINES", "Change", "LocatedHunk", "count_change", "context_around", "locate"]
+__all__ = [
+    "CONTEXT_LINES",
+    "Change",
+    "LocatedHunk",
+    "context_around",
+    "count_change",
+    "line_offset",
+    "locate",
+]
 
 CONTEXT_LINES = 3
 
@@ -78,15 +86,16 @@ def context_around(text: str, lo: int, hi: int, lines: int = CONTEXT_LINES) -> t
     return text[start:lo], text[hi:end]
 
 
-def _line_offset(text: str, line: int) -> int:
+def line_offset(text: str, line: int) -> int:
     """Offset of the start of a 1-based line (clamped to the text)."""
-    offset = 0
-    for _ in range(max(line - 1, 0)):
-        found = text.find("\n", offset)
-        if found < 0:
-            return len(text)
-        offset = found + 1
-    return offset
+    breaks = max(line - 1, 0)
+    if breaks == 0:
+        return 0
+    # one split in C rather than a find per line: the rest after the last break it made
+    parts = text.split("\n", breaks)
+    if len(parts) <= breaks:
+        return len(text)
+    return len(text) - len(parts[-1])
 
 
 def _find_near(text: str, needle: str, hint: int, after: int) -> int | None:
@@ -116,7 +125,7 @@ def locate(text: str, hunks: Sequence[HunkInput]) -> list[LocatedHunk]:
     for hunk in hunks:
         hint = hunk.start if hunk.start is not None else None
         if hint is None and hunk.line is not None:
-            hint = _line_offset(text, hunk.line)
+            hint = line_offset(text, hunk.line)
         start: int | None = None
         if hint is not None and 0 <= hint <= len(text) and text.startswith(hunk.new_text, hint):
             start = hint

@@ -80,8 +80,7 @@ def inserted_mask(old_text: str, new_text: str) -> list[bool]:
         return _inserted_mask_by_lines(old_text, new_text)
     for op in Indel.opcodes(old_text, new_text):
         if op.tag == "equal":
-            for i in range(op.dest_start, op.dest_end):
-                mask[i] = False
+            mask[op.dest_start : op.dest_end] = [False] * (op.dest_end - op.dest_start)
     return mask
 
 
@@ -94,8 +93,8 @@ def _inserted_mask_by_lines(old_text: str, new_text: str) -> list[bool]:
     mask = [True] * len(new_text)
     for op in Indel.opcodes(old_lines, new_lines):
         if op.tag == "equal":
-            for i in range(starts[op.dest_start], starts[op.dest_end]):
-                mask[i] = False
+            lo, hi = starts[op.dest_start], starts[op.dest_end]
+            mask[lo:hi] = [False] * (hi - lo)
     return mask
 
 
@@ -117,10 +116,12 @@ def retention(old_text: str, new_text: str, region_text: str) -> float:
     by_lines = len(new_text) + len(region_text) > 2 * _CHAR_ALIGN_LIMIT
     src = _units(new_text, by_lines)
     dst = _units(region_text, by_lines)
-    # Map alignment units back to character offsets in new_text.
-    starts = [0]
-    for unit in src:
-        starts.append(starts[-1] + len(unit))
+    # Map alignment units back to character offsets in new_text (a character is its own).
+    starts: Sequence[int] = range(len(new_text) + 1)
+    if by_lines:
+        starts = [0]
+        for unit in src:
+            starts.append(starts[-1] + len(unit))
     # Matching runs shorter than this are coincidences of the alphabet, not surviving text.
     min_run = 1 if by_lines else min(_MIN_CHAR_RUN, len(new_text), len(region_text))
     kept = 0

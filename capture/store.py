@@ -25,7 +25,15 @@ from capture.windows import DEFAULT_LATE, Window
 if TYPE_CHECKING:
     from capture.hunks import LocatedHunk
 
-__all__ = ["BUSY_TIMEOUT_MS", "CheckpointResult", "DueCheckpoint", "Store"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "CheckpointResult",
+    "DeferredRollups",
+    "DueCheckpoint",
+    "Observed",
+    "Settled",
+    "Store",
+]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -54,6 +62,39 @@ class CheckpointResult:
     outcome: Outcome
     reason: str
     final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """What the checkpoints of a window observed."""
+
+    similarity: float | None
+    retention: float | None
+    outcome: Outcome
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """An applied proposal judged as it is recorded (a backfill): its outcome and what its
+    windows and its late check observed, all at `at`. Recorded so at once, the rows are the
+    ones scheduling the checkpoints and observing them one by one would leave."""
+
+    at: float
+    outcome: Outcome
+    reason: str
+    windows: Observed  # every window but the late check; also the proposal's measures
+    late: Observed
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredRollups:
+    """Rollup triggers dropped for a bulk insert: their SQL, and the last proposal rowid and
+    checkpoint id before it."""
+
+    triggers: tuple[str, ...]
+    proposals: int
+    checkpoints: int
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -118,6 +159,40 @@ class Store:
             raise
         else:
             self.conn.execute("COMMIT")
+
+    def defer_rollups(self) -> DeferredRollups:
+        """Stop adding each inserted proposal and checkpoint to the report rollups, inside the
+        open write transaction, until `catch_up_rollups` adds them all at once (before the
+        commit: no other connection ever sees the triggers missing). For bulk inserts, where a
+        trigger per row costs more than the row. Rows inserted meanwhile must not be updated or
+        deleted before the catch-up: their update triggers would take out what is not in yet."""
+        from capture.rollups import INSERT_TRIGGERS
+
+        assert self.conn.in_transaction, "defer_rollups needs an open write transaction"
+        marks = ",".join("?" * len(INSERT_TRIGGERS))
+        saved = tuple(
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+                INSERT_TRIGGERS,
+            )
+        )
+        for name in INSERT_TRIGGERS:
+            self.conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        proposals = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM proposals")
+        checkpoints = self.conn.execute("SELECT coalesce(max(id), 0) FROM checkpoints")
+        return DeferredRollups(saved, proposals.fetchone()[0], checkpoints.fetchone()[0])
+
+    def catch_up_rollups(self, deferred: DeferredRollups) -> None:
+        """Add the rows inserted since `defer_rollups` to the rollups; restore the triggers."""
+        from capture.rollups import INSERT_TRIGGERS, catch_up_statements
+
+        if len(deferred.triggers) == len(INSERT_TRIGGERS):
+            marks = {"proposals": deferred.proposals, "checkpoints": deferred.checkpoints}
+            for sql in catch_up_statements():
+                self.conn.execute(sql, marks)
+        for sql in deferred.triggers:
+            self.conn.execute(sql)
 
     # -- raw log ---------------------------------------------------------------------------
 
@@ -234,9 +309,13 @@ class Store:
         windows: Sequence[Window],
         late: Window,
         gap: float,
+        settled: Settled | None = None,
+        episode: tuple[int, str] | None = None,
     ) -> str:
         """Record a proposal with its hunks, its checkpoints and the file's baseline text.
-        Returns the proposal id (the existing one when dedupe_key was seen before)."""
+        Returns the proposal id (the existing one when dedupe_key was seen before). An applied
+        proposal `settled` already is recorded with its outcome and its checkpoints observed.
+        `episode`: its (workspace id, episode id), when the caller has ensured them."""
         # Imported here: recording a test run (capture run, the pytest plugin) has no need of
         # the diff machinery and its start-up cost.
         from capture.hunks import Change, count_change
@@ -248,18 +327,21 @@ class Store:
                 ).fetchone()
                 if row:
                     return str(row[0])
-            workspace_id = self.ensure_workspace(proposal.workspace, now)
-            episode_id = self.ensure_episode(
-                workspace_id=workspace_id,
-                agent=proposal.agent,
-                now=now,
-                gap=gap,
-                session_id=proposal.session_id,
-                turn_id=proposal.turn_id,
-                model=proposal.model,
-                prompt=proposal.prompt,
-                source=proposal.source,
-            )
+            if episode is not None:
+                workspace_id, episode_id = episode
+            else:
+                workspace_id = self.ensure_workspace(proposal.workspace, now)
+                episode_id = self.ensure_episode(
+                    workspace_id=workspace_id,
+                    agent=proposal.agent,
+                    now=now,
+                    gap=gap,
+                    session_id=proposal.session_id,
+                    turn_id=proposal.turn_id,
+                    model=proposal.model,
+                    prompt=proposal.prompt,
+                    source=proposal.source,
+                )
             change = Change(0, 0, 0, 0)
             for hunk in located:
                 change = change + count_change(hunk.old_text, hunk.new_text)
@@ -267,12 +349,18 @@ class Store:
             state = proposal.state
             outcome = Outcome.REJECTED if state is State.REJECTED else Outcome.PENDING
             applied_at = now if state is State.APPLIED else None
+            settled_at = now if state is State.REJECTED else None
+            if settled is not None and state is State.APPLIED:
+                outcome, settled_at = settled.outcome, settled.at
+            else:
+                settled = None
             self.conn.execute(
                 """INSERT INTO proposals (id, episode_id, workspace_id, path, agent, model, tool,
-                   tool_use_id, dedupe_key, state, outcome, chars_added, chars_removed,
-                   lines_added, lines_removed, created_file, backfilled, source, created_at,
-                   applied_at, decided_at, decided_by, settled_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   tool_use_id, dedupe_key, state, outcome, reason, similarity, retention,
+                   chars_added, chars_removed, lines_added, lines_removed, created_file,
+                   backfilled, source, created_at, applied_at, decided_at, decided_by,
+                   settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                   ?, ?, ?, ?, ?, ?, ?)""",
                 (
                     proposal_id,
                     episode_id,
@@ -285,6 +373,9 @@ class Store:
                     proposal.dedupe_key,
                     state.value,
                     outcome.value,
+                    settled.reason if settled else None,
+                    settled.windows.similarity if settled else None,
+                    settled.windows.retention if settled else None,
                     change.chars_added,
                     change.chars_removed,
                     change.lines_added,
@@ -296,12 +387,12 @@ class Store:
                     applied_at,
                     now if state is State.REJECTED else None,
                     proposal.decided_by,
-                    now if state is State.REJECTED else None,
+                    settled_at,
                 ),
             )
             self._insert_hunks(proposal_id, located)
             if state is State.APPLIED:
-                self._schedule(proposal_id, now, windows, late)
+                self._schedule(proposal_id, now, windows, late, settled)
                 if proposal.file_text is not None:
                     self.set_baseline(workspace_id, relative_path, proposal.file_text, now)
             if state is State.REJECTED:
@@ -329,12 +420,44 @@ class Store:
         )
 
     def _schedule(
-        self, proposal_id: str, applied_at: float, windows: Sequence[Window], late: Window
+        self,
+        proposal_id: str,
+        applied_at: float,
+        windows: Sequence[Window],
+        late: Window,
+        settled: Settled | None = None,
     ) -> None:
+        if settled is None:
+            self.conn.executemany(
+                """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds,
+                   due_at) VALUES (?, ?, ?, ?)""",
+                [
+                    (proposal_id, w.label, w.seconds, applied_at + w.seconds)
+                    for w in (*windows, late)
+                ],
+            )
+            return
+        rows = []
+        for window in (*windows, late):
+            seen = settled.late if window.label == late.label else settled.windows
+            rows.append(
+                (
+                    proposal_id,
+                    window.label,
+                    window.seconds,
+                    applied_at + window.seconds,
+                    settled.at,
+                    seen.similarity,
+                    seen.retention,
+                    seen.outcome.value,
+                    seen.via,
+                )
+            )
         self.conn.executemany(
-            """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds, due_at)
-               VALUES (?, ?, ?, ?)""",
-            [(proposal_id, w.label, w.seconds, applied_at + w.seconds) for w in (*windows, late)],
+            """INSERT OR IGNORE INTO checkpoints (proposal_id, window, window_seconds, due_at,
+               observed_at, similarity, retention, outcome, via)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            rows,
         )
 
     def decide_proposal(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 __all__ = ["TEST_COMMANDS", "matches", "simple_commands", "runner_of"]
 
@@ -105,12 +106,18 @@ def simple_commands(line: str) -> list[str]:
 
 def matches(line: str, patterns: Iterable[tuple[str, str]]) -> str | None:
     """The runner name of the first pattern matching one of the line's simple commands."""
-    compiled = [(name, re.compile(pattern)) for name, pattern in patterns]
+    compiled = _compiled(tuple(patterns))
     for command in simple_commands(line):
         for name, pattern in compiled:
             if pattern.search(command):
                 return name
     return None
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: tuple[tuple[str, str], ...]) -> list[tuple[str, re.Pattern[str]]]:
+    # a backfill asks once per command of thousands of transcripts, with the same patterns
+    return [(name, re.compile(pattern)) for name, pattern in patterns]
 
 
 def runner_of(line: str, extra: Sequence[str] = ()) -> str | None:

@@ -23,7 +23,7 @@ from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
 from capture.outcomes import Measurement
-from capture.store import Store
+from capture.store import DeferredRollups, Observed, Settled, Store
 
 __all__ = [
     "Caches",
@@ -73,6 +73,7 @@ class GitHistory:
     def __init__(self) -> None:
         self._logs: dict[str, tuple[float, dict[str, list[tuple[int, str]]]] | None] = {}
         self._show: dict[tuple[str, str, str], str | None] = {}
+        self._trees: dict[str, bool] = {}  # whether a work tree root has .git
 
     def _git(self, root: str, *args: str) -> str | None:
         try:
@@ -118,7 +119,9 @@ class GitHistory:
 
     def after(self, root: str, relative: str, moment: float) -> tuple[str, str | None] | None:
         """(commit, text) of the first commit touching the file at or after `moment`."""
-        if not os.path.exists(os.path.join(root, ".git")):
+        if root not in self._trees:
+            self._trees[root] = os.path.exists(os.path.join(root, ".git"))
+        if not self._trees[root]:
             return None
         log = self._log(root, moment)
         if not log:
@@ -345,20 +348,65 @@ def prepare(history: History, caches: Caches, patterns: tuple[str, ...]) -> Prep
 # -- writing (the main process, one transaction per batch of transcripts) -----------------
 
 
-def _episode(
-    store: Store, config: Config, history: History, workspace_id: int, turn: Turn | None, at: float
-) -> str:
-    return store.ensure_episode(
-        workspace_id=workspace_id,
-        agent=history.agent,
-        now=at,
-        gap=config.episode_gap,
-        session_id=history.session_id,
-        turn_id=turn.turn_id if turn else None,
-        model=turn.model if turn else None,
-        prompt=turn.prompt if turn else None,
-        source=SOURCE,
-    )
+class _Episodes:
+    """The workspaces and episodes of one transcript's records. A turn's episode is ensured
+    once; its later records only move its last activity, written before anything reads it
+    (`flush`): they come in time order and say the same model and prompt, so the rows end up
+    as if each record had ensured it. Episodes without a turn id are found by time."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.gap = config.episode_gap
+        self.workspaces: dict[str, int] = {}
+        self.turns: dict[tuple[str | None, ...], str] = {}
+        self.moved: dict[str, float] = {}  # last activity not written yet, by episode
+
+    def workspace(self, root: str, at: float) -> int:
+        if root not in self.workspaces:
+            self.workspaces[root] = self.store.ensure_workspace(root, at)
+        return self.workspaces[root]
+
+    def episode(
+        self,
+        root: str,
+        at: float,
+        *,
+        agent: str,
+        session_id: str | None,
+        turn_id: str | None,
+        model: str | None,
+        prompt: str | None,
+        source: str = SOURCE,
+    ) -> tuple[int, str]:
+        workspace_id = self.workspace(root, at)
+        key = (agent, session_id, turn_id, model, prompt, source)
+        if turn_id and key in self.turns:
+            episode_id = self.turns[key]
+            self.moved[episode_id] = max(self.moved.get(episode_id, at), at)
+            return workspace_id, episode_id
+        if not turn_id:
+            self.flush()  # found by its last activity: every episode's must be written
+        episode_id = self.store.ensure_episode(
+            workspace_id=workspace_id,
+            agent=agent,
+            now=at,
+            gap=self.gap,
+            session_id=session_id,
+            turn_id=turn_id,
+            model=model,
+            prompt=prompt,
+            source=source,
+        )
+        if turn_id:
+            self.turns[key] = episode_id
+        return workspace_id, episode_id
+
+    def flush(self) -> None:
+        self.store.conn.executemany(
+            "UPDATE episodes SET last_at = max(last_at, ?) WHERE id = ?",
+            [(at, episode_id) for episode_id, at in self.moved.items()],
+        )
+        self.moved.clear()
 
 
 def _known(store: Store, table: str, keys: list[str]) -> set[str]:
@@ -376,46 +424,41 @@ def _known(store: Store, table: str, keys: list[str]) -> set[str]:
     return found
 
 
-def _write_edit(store: Store, config: Config, ready: PreparedEdit, now: float) -> str:
-    proposal_id = store.add_proposal(
-        ready.proposal,
+def _write_edit(
+    store: Store, config: Config, ready: PreparedEdit, now: float, episodes: _Episodes
+) -> str:
+    judged = ready.judged
+    settled = None
+    if judged is not None:
+        settled = Settled(
+            at=now,
+            outcome=judged.outcome,
+            reason=judged.reason,
+            windows=Observed(judged.sim, judged.ret, judged.outcome, judged.via),
+            late=Observed(judged.late_sim, judged.late_ret, judged.late_outcome, SOURCE),
+        )
+    # settled at once; its episode is settled once the whole transcript is in (write)
+    proposal = ready.proposal
+    return store.add_proposal(
+        proposal,
         ready.located,
         relative_path=ready.relative,
         now=ready.at,
         windows=config.windows,
         late=config.late,
         gap=config.episode_gap,
+        settled=settled,
+        episode=episodes.episode(
+            proposal.workspace,
+            ready.at,
+            agent=proposal.agent,
+            session_id=proposal.session_id,
+            turn_id=proposal.turn_id,
+            model=proposal.model,
+            prompt=proposal.prompt,
+            source=proposal.source,
+        ),
     )
-    judged = ready.judged
-    if judged is None:
-        return proposal_id
-    store.conn.execute(
-        """UPDATE checkpoints SET observed_at = :now,
-           similarity = CASE WHEN window = 'late' THEN :late_sim ELSE :sim END,
-           retention = CASE WHEN window = 'late' THEN :late_ret ELSE :ret END,
-           outcome = CASE WHEN window = 'late' THEN :late_outcome ELSE :outcome END,
-           via = CASE WHEN window = 'late' THEN :source ELSE :via END
-           WHERE proposal_id = :id""",
-        {
-            "now": now,
-            "sim": judged.sim,
-            "ret": judged.ret,
-            "outcome": judged.outcome.value,
-            "via": judged.via,
-            "late_sim": judged.late_sim,
-            "late_ret": judged.late_ret,
-            "late_outcome": judged.late_outcome.value,
-            "source": SOURCE,
-            "id": proposal_id,
-        },
-    )
-    # settled now; its episode is settled once the whole transcript is in (write)
-    store.conn.execute(
-        """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
-           settled_at = ? WHERE id = ?""",
-        (judged.outcome.value, judged.reason, judged.sim, judged.ret, now, proposal_id),
-    )
-    return proposal_id
 
 
 def write(
@@ -425,6 +468,7 @@ def write(
     history = prepared.history
     stats.outside += prepared.outside
     with store.transaction():
+        ensured = _Episodes(store, config)
         episodes: set[str] = set()
         recorded: list[str] = []
         known = _known(store, "proposals", [e.proposal.dedupe_key or "" for e in prepared.edits])
@@ -434,7 +478,7 @@ def write(
                 stats.known += 1
                 continue
             known.add(key)  # a transcript may tell one call twice
-            recorded.append(_write_edit(store, config, ready, now))
+            recorded.append(_write_edit(store, config, ready, now, ensured))
             stats.proposals += 1
             stats.rejected += ready.judged is None
         runs_known = _known(store, "test_runs", [r.run.dedupe_key or "" for r in prepared.runs])
@@ -445,8 +489,16 @@ def write(
             runs_known.add(run.dedupe_key or "")
             run_id = store.add_test_run(run, now=run.started_at, link=False)
             stats.runs += 1
-            workspace_id = store.ensure_workspace(run.workspace, run.started_at)
-            episode = _episode(store, config, history, workspace_id, ready_run.turn, run.started_at)
+            turn = ready_run.turn
+            _, episode = ensured.episode(
+                run.workspace,
+                run.started_at,
+                agent=history.agent,
+                session_id=history.session_id,
+                turn_id=turn.turn_id if turn else None,
+                model=turn.model if turn else None,
+                prompt=turn.prompt if turn else None,
+            )
             episodes.add(episode)
             store.conn.execute(
                 "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
@@ -461,6 +513,7 @@ def write(
                     f"SELECT DISTINCT episode_id FROM proposals WHERE id IN ({marks})", chunk
                 )
             )
+        ensured.flush()
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
         store.conn.executemany(
@@ -486,6 +539,8 @@ def record_history(
 #: starting them costs more than it saves
 PARALLEL_FROM = 16
 BATCH_SECONDS = 0.5
+#: the page cache of the writing connection while it imports (SQLite's own default: 2 MB)
+CACHE_KIB = 64 * 1024
 
 _worker: tuple[Reader, Caches, tuple[str, ...]] | None = None
 
@@ -558,11 +613,18 @@ def import_files(
         pool = ProcessPoolExecutor(
             count, context, initializer=_init_worker, initargs=(reader, config.test_commands)
         )
-        results = pool.map(_read_and_prepare, [name for name, _, _ in todo], chunksize=4)
+        # chunks as large as keeps every worker busy: each one costs the writing process a
+        # round of its result thread
+        chunk = max(1, min(16, len(todo) // (4 * count)))
+        results = pool.map(_read_and_prepare, [name for name, _, _ in todo], chunksize=chunk)
     else:
         _init_worker(reader, config.test_commands)
         results = (_read_and_prepare(name) for name, _, _ in todo)
     batch = _Batch(store)
+    # a backfill inserts all over the tables' indexes: with SQLite's default 2 MB of cache
+    # most of those pages would be read again for every row
+    cache = store.conn.execute("PRAGMA cache_size").fetchone()[0]
+    store.conn.execute(f"PRAGMA cache_size = {-CACHE_KIB}")
     try:
         for (name, size, mtime_ns), prepared in zip(todo, results, strict=True):
             if prepared is None:
@@ -574,6 +636,7 @@ def import_files(
             advance()
     finally:
         batch.close()
+        store.conn.execute(f"PRAGMA cache_size = {int(cache)}")
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return stats
@@ -581,24 +644,40 @@ def import_files(
 
 class _Batch:
     """One write transaction over several transcripts (committed every BATCH_SECONDS): a
-    commit per small file would cost more than the file."""
+    commit per small file would cost more than the file. The rollups of the proposals it
+    inserts are added once at its end (the writes of a batch only insert proposals and
+    checkpoints, never update them)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.opened = 0.0
+        self.deferred: DeferredRollups | None = None
 
     def enter(self) -> None:
         import time
 
         if self.store.conn.in_transaction and time.monotonic() - self.opened > BATCH_SECONDS:
-            self.store.conn.execute("COMMIT")
+            self.close()
         if not self.store.conn.in_transaction:
             self.store.conn.execute("BEGIN IMMEDIATE")
             self.opened = time.monotonic()
+            try:
+                self.deferred = self.store.defer_rollups()
+            except BaseException:
+                self.store.conn.execute("ROLLBACK")  # never commit half the triggers dropped
+                raise
 
     def close(self) -> None:
-        if self.store.conn.in_transaction:
-            self.store.conn.execute("COMMIT")
+        deferred, self.deferred = self.deferred, None
+        if not self.store.conn.in_transaction:
+            return  # rolled back by SQLite: the triggers are back with the rest
+        try:
+            if deferred is not None:
+                self.store.catch_up_rollups(deferred)
+        except BaseException:
+            self.store.conn.execute("ROLLBACK")
+            raise
+        self.store.conn.execute("COMMIT")
 
 
 def _write_one(

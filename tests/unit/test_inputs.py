@@ -4,9 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from capture.errors import InputError
-from capture.hunks import context_around, count_change, locate
+from capture.hunks import context_around, count_change, line_offset, locate
 from capture.model import HunkInput, State
 from capture.propose import parse_proposal
 from capture.unidiff import parse_unified_diff
@@ -60,6 +62,24 @@ def test_locate_prefers_given_line_then_nearest() -> None:
     assert found.context_before == "x = 1\n" and found.context_after == "x = 1\n"
     (missing,) = locate(text, [HunkInput("", "zzz")])
     assert missing.span is None
+
+
+def test_line_offset_is_where_a_line_starts_clamped_to_the_text() -> None:
+    text = "ab\ncd\n\nef"
+    assert [line_offset(text, n) for n in (-1, 0, 1, 2, 3, 4, 5, 9)] == [0, 0, 0, 3, 6, 7, 9, 9]
+    assert line_offset("", 3) == 0
+    assert line_offset("x\n", 2) == 2
+
+
+@given(st.text(alphabet="ab\n", max_size=40), st.integers(min_value=-2, max_value=45))
+def test_line_offset_follows_the_line_breaks(text: str, line: int) -> None:
+    offset = line_offset(text, line)
+    breaks = text.count("\n")
+    if line - 1 > breaks:
+        assert offset == len(text)  # past the last line
+    else:
+        assert text[:offset].count("\n") == max(line - 1, 0)
+        assert offset == 0 or text[offset - 1] == "\n"
 
 
 def test_context_is_three_lines() -> None:

@@ -240,6 +240,63 @@ def test_triggers_follow_updates_and_deletes(store: Store) -> None:
     assert_consistent(conn)
 
 
+def test_rows_inserted_with_the_rollups_deferred_are_added_at_the_catch_up(
+    store: Store, tmp_path: Path
+) -> None:
+    """A bulk writer drops the insert triggers in its transaction and adds its rows at once
+    before committing: the rollups then hold old and new rows, and the triggers are back."""
+    from capture.hunks import LocatedHunk
+    from capture.model import HunkInput, Outcome, ProposalInput, State
+    from capture.store import Observed, Settled
+    from capture.windows import DEFAULT_LATE, parse_windows
+
+    conn = store.conn
+    before = set(map(tuple, conn.execute("SELECT name, sql FROM sqlite_master")))
+    counts = conn.execute("SELECT count(*) FROM report_counts").fetchone()[0]
+    with store.transaction():
+        deferred = store.defer_rollups()
+        for i, (path, model, state, turn, when) in enumerate(
+            [
+                # into rollup rows that exist, and before the first edit of episode E1
+                ("src/app.py", "opus", State.APPLIED, "t1", at("2026-03-01 12:05")),
+                ("src/new.go", None, State.APPLIED, "b1", at("2026-03-01 13:10")),
+                ("README.md", "opus", State.REJECTED, "b2", at("2026-03-01 14:10")),
+            ]
+        ):
+            seen = Observed(0.5 * i, 0.5 * i or None, Outcome.EDITED, "import")
+            new = "x = 1\n" * (i + 1)
+            store.add_proposal(
+                ProposalInput(
+                    path=str(tmp_path / "a" / path),
+                    workspace=str(tmp_path / "a"),
+                    agent="claude-code",
+                    hunks=[HunkInput("", new)],
+                    state=state,
+                    model=model,
+                    session_id="s1",
+                    turn_id=turn,
+                ),
+                [LocatedHunk("", new, None)],
+                relative_path=path,
+                now=when,
+                windows=parse_windows("30s,2m,10m"),
+                late=DEFAULT_LATE,
+                gap=600,
+                settled=Settled(when + 1, Outcome.EDITED, "bulk", seen, seen),
+            )
+        assert not conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'report_proposal_insert'"
+        ).fetchone()
+        store.catch_up_rollups(deferred)
+    assert set(map(tuple, conn.execute("SELECT name, sql FROM sqlite_master"))) == before
+    assert conn.execute("SELECT count(*) FROM report_counts").fetchone()[0] < counts + 3 * 8
+    assert (
+        conn.execute("SELECT count(*) FROM checkpoints WHERE observed_at IS NOT NULL").fetchone()[0]
+        > 8
+    )
+    assert_consistent(conn)
+
+
 def test_backfill_of_a_database_left_by_release_1(tmp_path: Path) -> None:
     """Rows written before the rollups existed are summed in when the database is upgraded."""
     modern = Store.open(tmp_path / "modern.db")
