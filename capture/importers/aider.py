@@ -9,6 +9,7 @@ before editing, as committer).
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -152,7 +153,10 @@ def _prepare(commit: AiderCommit, patch: str, root: Path, caches: Caches) -> Pre
         path = str(root / relative)
         key = f"{AGENT}:{commit.sha}:{relative}"
         text = caches.text(path)
-        located, measured, outcome, reason = judge(text, hunks, contexts)
+        gone = text is None and not os.path.lexists(path)
+        located, measured, outcome, reason = judge(
+            text, hunks, contexts, gone=gone, created_file=created
+        )
         sim, ret = measures_of(measured)
         proposal = ProposalInput(
             path=path,

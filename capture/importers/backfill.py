@@ -287,12 +287,22 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
     committed = caches.git.after(root, relative, past.at)
     # the windows are judged against the first commit after the edit when there is one (the
     # nearest later state on record), the late check against the file now
-    window_text, via = (committed[1], "git") if committed else (now_text, SOURCE)
-    located, measured, outcome, reason = judge(window_text, hunks, contexts)
+    gone = now_text is None and not os.path.lexists(path)
+    created = edit.created_file
+    if committed:
+        located, measured, outcome, reason = judge(committed[1], hunks, contexts)
+        via = "git"
+    else:
+        located, measured, outcome, reason = judge(
+            now_text, hunks, contexts, gone=gone, created_file=created
+        )
+        via = SOURCE
     sim, ret = measures_of(measured)
     late = (outcome, sim, ret)
     if committed:
-        _, late_measured, late_outcome, _ = judge(now_text, hunks, contexts)
+        _, late_measured, late_outcome, _ = judge(
+            now_text, hunks, contexts, gone=gone, created_file=created
+        )
         late = (late_outcome, *measures_of(late_measured))
     judged = Judged(outcome, reason, sim, ret, via, late)
     return PreparedEdit(proposal, located, relative, past.at, judged)

@@ -12,7 +12,7 @@ from capture.model import HunkInput, Outcome, State
 from capture.outcomes import Measurement, decide
 from capture.regions import Region
 from capture.relocate import relocate
-from capture.tracking import TrackedHunk, measure_hunks
+from capture.tracking import TrackedHunk, measure_gone, measure_hunks
 
 __all__ = ["Context", "contexts_from_after", "judge"]
 
@@ -53,10 +53,15 @@ def _find(text: str, hunk: HunkInput, context: Context) -> tuple[int, int] | Non
 
 
 def judge(
-    text: str | None, hunks: Sequence[HunkInput], contexts: Sequence[Context]
+    text: str | None,
+    hunks: Sequence[HunkInput],
+    contexts: Sequence[Context],
+    *,
+    gone: bool = False,
+    created_file: bool = False,
 ) -> tuple[list[LocatedHunk], Measurement, Outcome, str]:
-    """The hunks as found in `text` (None: the file is gone), what they measure, the outcome
-    and its reason."""
+    """The hunks as found in `text` (None: the file cannot be read; `gone`: it does not
+    exist), what they measure, the outcome and its reason, by the rules of live edits."""
     fitted = fit_hunks(text, list(hunks)) if text is not None else list(hunks)
     located: list[LocatedHunk] = []
     tracked: list[TrackedHunk] = []
@@ -66,6 +71,9 @@ def judge(
         located.append(LocatedHunk(hunk.old_text, hunk.new_text, span, before or "", after or ""))
         region = None if span is None else Region(*span)
         tracked.append(TrackedHunk(hunk.old_text, hunk.new_text, region))
-    measurement = measure_hunks(text, tracked)
+    if gone:
+        measurement = measure_gone(tracked, created_file=created_file)
+    else:
+        measurement = measure_hunks(text, tracked)
     outcome, reason = decide(State.APPLIED, measurement)
     return located, measurement, outcome, reason

@@ -49,6 +49,7 @@ def test_aider_commits_become_judged_proposals(
     prefix_sha = commit(repo, "aider: feat: add VALUE")
 
     totals.write_text(before)  # the user reverted aider's tax change since
+    (repo / "prefix.py").unlink()  # and deleted a file aider created: undone, not lost
     result = run_capture("import", "aider", cwd=repo)
     assert result.returncode == 0, result.stderr
     episodes = {e["turn_id"]: e for e in episodes_json(run_capture)}
@@ -57,7 +58,7 @@ def test_aider_commits_become_judged_proposals(
     assert set(by_file) == {"totals.py", "notes.md", "prefix.py"}
     assert by_file["totals.py"]["outcome"] == "undone"
     assert by_file["notes.md"]["outcome"] == "kept" and by_file["notes.md"]["created_file"]
-    assert by_file["prefix.py"]["outcome"] == "kept"
+    assert by_file["prefix.py"]["outcome"] == "undone" and by_file["prefix.py"]["created_file"]
     assert all(p["agent"] == "aider" and p["backfilled"] for p in by_file.values())
     assert episodes[trailer_sha]["model"] == "anthropic/claude-sonnet-5"
     assert episodes[trailer_sha]["started_at"] is not None
