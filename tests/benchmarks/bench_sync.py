@@ -268,7 +268,8 @@ def main() -> None:
     workers = anonymize_workers(env={})
     print(f"load average {load:.1f} on {os.cpu_count()} cores")
     rows = [
-        ("anonymization alone (redacted)", a["anonymize"], a["anonymize_cpu"], ">= 5,000",
+        ("anonymization alone (redacted), one process", a["anonymize"], a["anonymize_cpu"],
+         ">= 5,000",
          f"{a['anonymize'] / a['json_dumps']:.2f}x of json.dumps ({a['json_dumps']:,.0f}/s); "
          f"{a['anonymize'] / a['detect_secrets_every_line']:.0f}x detect-secrets on every line "
          f"({a['detect_secrets_every_line']:,.0f}/s)"),
