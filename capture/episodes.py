@@ -7,10 +7,13 @@ The schema is versioned (`schema`); fields are only ever added within a version.
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from capture.linking import FailingTest, LinkedRun, run_status, summarize_tests
 from capture.store import Store
@@ -22,14 +25,41 @@ EPISODE_SCHEMA = "agent-capture/episode@1"
 
 def iso(ts: float | None) -> str | None:
     """`2026-05-28T20:26:40.123Z`: what `isoformat(timespec="milliseconds")` writes for UTC, with
-    `Z`; formatted by hand, at half its cost (an episode carries tens of times)."""
+    `Z`. Formatted from whole seconds and a cached date, a third faster than via datetime (an
+    episode carries tens of times); microseconds are rounded as `datetime.fromtimestamp`
+    rounds them (half to even), then truncated to milliseconds as isoformat does."""
     if ts is None:
         return None
-    d = datetime.fromtimestamp(ts, UTC)
-    # %-formatting: 1.6 us here, an f-string with the same widths 2.7 us.
-    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031
-        d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond // 1000
-    )  # fmt: skip
+    frac, whole = math.modf(ts)
+    us = round(frac * 1e6)
+    seconds = int(whole)
+    if us >= 1_000_000:
+        seconds += 1
+        us -= 1_000_000
+    elif us < 0:
+        seconds -= 1
+        us += 1_000_000
+    day, second = divmod(seconds, 86_400)
+    date = _DAYS.get(day)
+    if date is None:
+        date = _day(day)
+    hour, second = divmod(second, 3600)
+    minute, second = divmod(second, 60)
+    # %-formatting: faster here than an f-string with the same widths.
+    return "%sT%02d:%02d:%02d.%03dZ" % (date, hour, minute, second, us // 1000)  # noqa: UP031
+
+
+_DAYS: dict[int, str] = {}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC).toordinal()
+
+
+def _day(day: int) -> str:
+    d = datetime.fromordinal(_EPOCH + day)
+    text = "%04d-%02d-%02d" % (d.year, d.month, d.day)  # noqa: UP031
+    if len(_DAYS) > 10_000:
+        _DAYS.clear()
+    _DAYS[day] = text
+    return text
 
 
 def _in(ids: Sequence[str]) -> str:
@@ -78,19 +108,35 @@ def load_episodes(
         ):
             proposals[p["episode_id"]].append(p)
             proposal_ids.append(p["id"])
-    hunks: dict[str, list[Any]] = defaultdict(list)
-    checkpoints: dict[str, list[Any]] = defaultdict(list)
+    hunks: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    checkpoints: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    # Plain tuples, not named rows: these are most of the rows an episode reads.
+    cursor = store.conn.cursor()
+    cursor.row_factory = None
     for chunk in _chunks(proposal_ids):
-        for h in store.conn.execute(
-            f"SELECT * FROM hunks WHERE proposal_id IN ({_in(chunk)}) ORDER BY idx", chunk
+        for h in cursor.execute(
+            f"""SELECT proposal_id, old_text, new_text, status FROM hunks
+                WHERE proposal_id IN ({_in(chunk)}) ORDER BY idx""",
+            chunk,
         ):
-            hunks[h["proposal_id"]].append(h)
-        for c in store.conn.execute(
-            f"""SELECT * FROM checkpoints WHERE proposal_id IN ({_in(chunk)})
+            hunks[h[0]].append({"old_text": h[1], "new_text": h[2], "status": h[3]})
+        for c in cursor.execute(
+            f"""SELECT proposal_id, window, due_at, observed_at, similarity, retention, outcome,
+                via FROM checkpoints WHERE proposal_id IN ({_in(chunk)})
                 ORDER BY window_seconds""",
             chunk,
         ):
-            checkpoints[c["proposal_id"]].append(c)
+            checkpoints[c[0]].append(
+                {
+                    "window": c[1],
+                    "due_at": iso(c[2]),
+                    "observed_at": iso(c[3]),
+                    "similarity": c[4],
+                    "retention": c[5],
+                    "outcome": c[6],
+                    "via": c[7],
+                }
+            )
     runs: dict[str, list[Any]] = defaultdict(list)
     run_ids: dict[str, None] = {}
     for chunk in _chunks(episode_ids):
@@ -120,8 +166,8 @@ def load_episodes(
 def _episode(
     e: Any,
     proposals: list[Any],
-    hunks: dict[str, list[Any]],
-    checkpoints: dict[str, list[Any]],
+    hunks: dict[str, list[dict[str, Any]]],
+    checkpoints: dict[str, list[dict[str, Any]]],
     runs: list[Any],
     failing: dict[str, list[FailingTest]],
 ) -> dict[str, Any]:
@@ -153,7 +199,9 @@ def _episode(
     }
 
 
-def _proposal(p: Any, hunks: list[Any], checkpoints: list[Any]) -> dict[str, Any]:
+def _proposal(
+    p: Any, hunks: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
+) -> dict[str, Any]:
     return {
         "id": p["id"],
         "file": p["path"],
@@ -176,23 +224,18 @@ def _proposal(p: Any, hunks: list[Any], checkpoints: list[Any]) -> dict[str, Any
         "applied_at": iso(p["applied_at"]),
         "decided_by": p["decided_by"],
         "settled_at": iso(p["settled_at"]),
-        "hunks": [
-            {"old_text": h["old_text"], "new_text": h["new_text"], "status": h["status"]}
-            for h in hunks
-        ],
-        "checkpoints": [
-            {
-                "window": c["window"],
-                "due_at": iso(c["due_at"]),
-                "observed_at": iso(c["observed_at"]),
-                "similarity": c["similarity"],
-                "retention": c["retention"],
-                "outcome": c["outcome"],
-                "via": c["via"],
-            }
-            for c in checkpoints
-        ],
+        "hunks": hunks,
+        "checkpoints": checkpoints,
     }
+
+
+def _json_list(text: str | None) -> Any:
+    if not text:
+        return []
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # what orjson refuses (a lone surrogate) the json module reads
+        return json.loads(text)
 
 
 def _status(r: Any) -> str:
@@ -217,7 +260,7 @@ def _test_run(r: Any, status: str) -> dict[str, Any]:
         "failed": r["failed"],
         "errors": r["errors"],
         "skipped": r["skipped"],
-        "failing_ids": json.loads(r["failing_ids"] or "[]"),
+        "failing_ids": _json_list(r["failing_ids"]),
         "started_at": iso(r["started_at"]),
         "duration_s": r["duration_s"],
         "status": status,

@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -97,7 +98,10 @@ def detect_lines(text: str, anchors_present: set[str] | None = None) -> tuple[st
     return tuple(dict.fromkeys(text[a:b] for a, b in spans))
 
 
+@lru_cache(maxsize=8192)
 def _entropy(value: str) -> float:
+    # Cached: an episode's quoted strings are measured when it is planned, again when each text
+    # holding them is scanned, and again by the second scan.
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 

@@ -113,9 +113,9 @@ class _Pass:
 
     def copy_all(self, values: list[Any]) -> None:
         known = self.known_clean
-        self.unchecked.extend(
-            v for v in values if type(v) is str and len(v) >= _MIN_SECRET_TEXT and v not in known
-        )
+        for v in values:
+            if type(v) is str and len(v) >= _MIN_SECRET_TEXT and v not in known:
+                self.unchecked.append(v)
 
     def copy(self, value: Any) -> Any:
         if type(value) is str and len(value) >= _MIN_SECRET_TEXT and value not in self.known_clean:
@@ -246,7 +246,8 @@ class Anonymizer:
         }  # fmt: skip
         if isinstance(episode.get("tests"), dict):
             out["tests"] = self._tests_summary(episode["tests"], level, state)
-        self._extra(episode, out, _EPISODE_FIELDS, level, state)
+        if episode.keys() - _EPISODE_FIELDS:
+            self._extra(episode, out, _EPISODE_FIELDS, level, state)
         out["secrets_redacted"] = state.secrets
         serialized = dumps(out)
         if state.values and _any_in(state.values, serialized):
@@ -266,7 +267,7 @@ class Anonymizer:
             return self._text(name, "", state) or ""
 
         path = p.get("file") or ""
-        plain = [p.get(k) for k in _PROPOSAL_PLAIN]
+        plain = list(map(p.get, _PROPOSAL_PLAIN))
         state.copy_all(plain)
         if level is Level.METRICS:
             file = self.paths.path(path, hash_file_name=True)
@@ -291,17 +292,16 @@ class Anonymizer:
                 for h in p.get("hunks") or []
             ]
         # Checkpoints hold only what our own code writes: window labels, times, measures.
-        out["checkpoints"] = [
-            {k: c.get(k) for k in _CHECKPOINT_FIELDS} for c in p.get("checkpoints") or []
-        ]
-        self._extra(p, out, _PROPOSAL_FIELDS, level, state)
+        out["checkpoints"] = [_checkpoint(c) for c in p.get("checkpoints") or ()]
+        if p.keys() - _PROPOSAL_FIELDS:
+            self._extra(p, out, _PROPOSAL_FIELDS, level, state)
         return out
 
     def _test_run(self, r: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
         def text(value: str | None, hint: str) -> str | None:
             return self._text(value, hint, state)
 
-        plain = [r.get(k) for k in _TEST_RUN_PLAIN]
+        plain = list(map(r.get, _TEST_RUN_PLAIN))
         state.copy_all(plain)
         runner = r.get("runner")
         out: dict[str, Any] = {
@@ -319,7 +319,8 @@ class Anonymizer:
                     out[key] = text(r[key], "")
         else:
             out["failing_count"] = len(r.get("failing_ids") or [])
-        self._extra(r, out, _TEST_RUN_FIELDS, level, state)
+        if r.keys() - _TEST_RUN_FIELDS:
+            self._extra(r, out, _TEST_RUN_FIELDS, level, state)
         return out
 
     def _tests_summary(self, t: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
@@ -451,6 +452,13 @@ _TEST_RUN_FIELDS = frozenset(
 
 
 _EDGE_PUNCTUATION = "()[]{}<>,;:.!?'\"`"
+
+
+def _checkpoint(c: dict[str, Any]) -> dict[str, Any]:
+    # Our own code writes checkpoints with exactly these keys in this order: copied as they are.
+    if tuple(c) == _CHECKPOINT_FIELDS:
+        return c.copy()
+    return {k: c.get(k) for k in _CHECKPOINT_FIELDS}
 
 
 def _cores(value: str) -> list[str]:

@@ -44,6 +44,9 @@ class Rule:
     #: lower-casing changes their length, where offsets would not carry over.
     on_lower: bool = False
     pattern_any_case: re.Pattern[str] | None = None
+    #: Keyword rules on the text as it is: literals one of which every match contains, so that a
+    #: text holding none of them is passed over without running the pattern line by line.
+    requires: tuple[str, ...] = ()
 
     @property
     def keyword(self) -> bool:
@@ -95,10 +98,16 @@ def _token(
 
 
 def _keyword(
-    kind: str, pattern: str, anchors: tuple[str, ...], *, group: int, on_lower: bool = True
+    kind: str,
+    pattern: str,
+    anchors: tuple[str, ...],
+    *,
+    group: int,
+    on_lower: bool = True,
+    requires: tuple[str, ...] = (),
 ) -> Rule:
     if not on_lower:
-        return Rule(kind, re.compile(pattern), anchors, group, False)
+        return Rule(kind, re.compile(pattern), anchors, group, False, requires=requires)
     return Rule(
         kind,
         re.compile(pattern),
@@ -233,5 +242,7 @@ RULES: tuple[Rule, ...] = (
         ("pass", "pwd", "secret", "token", "key"),
         group=1,
         on_lower=False,
+        # Each key word of the pattern holds one of these, in upper case as the pattern has it.
+        requires=("PASS", "PWD", "SECRET", "TOKEN", "KEY"),
     ),
 )

@@ -78,7 +78,9 @@ class SecretScanner:
             tuple(
                 r
                 for r in self.keywords
-                if not present.isdisjoint(r.anchors) and _keyword_matches(r, text, lower, present)
+                if not present.isdisjoint(r.anchors)
+                and (not r.requires or any(w in text for w in r.requires))
+                and _keyword_matches(r, text, lower, present)
             )
             if present
             else ()

@@ -3,6 +3,8 @@
 - anonymization alone (project + serialize + content hash, one process), beside its peer
   `json.dumps` of the same episodes (the serialization no upload can avoid), and beside what
   running detect-secrets on every line of every text would cost (measured on a sample);
+- loading from the store and anonymizing with the pool of worker processes `capture sync now`
+  starts by default, beside the same code in one process;
 - end to end: `capture sync now` as a real process, with its default number of anonymizing
   processes and with one (load from the store, anonymize, queue in the
   outbox, gzip, POST in batches, record the answers) to a collector on loopback in its own process
@@ -33,7 +35,8 @@ from capture.store import Store  # noqa: E402
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash  # noqa: E402
 from sync.anonymize.detect import DetectSecrets  # noqa: E402
 from sync.outbox import Row, body_for  # noqa: E402
-from sync.settings import anonymize_workers  # noqa: E402
+from sync.refresh import CHUNK, _projections  # noqa: E402
+from sync.settings import OptIn, anonymize_workers  # noqa: E402
 from tests.sync_support import free_port, real_collector_available  # noqa: E402
 from tests.synthetic_episodes import make_episode, write_episodes  # noqa: E402
 
@@ -89,6 +92,38 @@ def bench_anonymize(episodes: list[dict]) -> dict[str, float]:
         "ds_cache_hits": ds.cache_hits,
         "quarantined": quarantined,
     }
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children waited for (worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def bench_load_and_anonymize(episodes: list[dict], tmp: Path, ws: Path) -> dict[str, float]:
+    """Load from the store and anonymize, as `capture sync now` does before queueing: in this
+    process, and with the pool of worker processes it starts by default (same code, same
+    chunks; the pool's start-up is counted)."""
+    db = tmp / "pool" / "capture.db"
+    with Store.open(db) as store:
+        write_episodes(store, episodes, now=time.time())
+    identity = Identity(usernames=("dev",), hostnames=("devbox",))
+    opt_in = OptIn(str(ws), Level.REDACTED)
+    ids = [e["id"] for e in episodes]
+    chunks = [[(i, opt_in, "") for i in ids[k : k + CHUNK]] for k in range(0, len(ids), CHUNK)]
+    out: dict[str, float] = {}
+    for label, workers in (("one", 1), ("pool", anonymize_workers(env={}))):
+        with Store.open(db) as store:
+            anonymizer = Anonymizer(SALT, identity)
+            start, cpu = time.perf_counter(), _cpu()
+            done = sum(len(p) for _, p in _projections(store, anonymizer, chunks, workers))
+            elapsed, used = time.perf_counter() - start, _cpu() - cpu
+        if done != len(episodes):
+            raise SystemExit(f"{label}: {done} of {len(episodes)} projected")
+        out[label] = len(episodes) / elapsed
+        out[f"{label}_cpu"] = len(episodes) / used
+    return out
 
 
 class Collector:
@@ -226,16 +261,22 @@ def main() -> None:
         size = sum(len(json.dumps(e)) for e in episodes[:1000]) / 1000
         print(f"{args.episodes} synthetic episodes, {size:.0f} bytes of episode JSON on average")
         a = bench_anonymize(episodes)
+        p = bench_load_and_anonymize(episodes, tmp, ws)
         e = bench_end_to_end(episodes, tmp, ws)
         e2 = bench_end_to_end(episodes, tmp, ws, workers=1)
     load = os.getloadavg()[0]
     workers = anonymize_workers(env={})
     print(f"load average {load:.1f} on {os.cpu_count()} cores")
     rows = [
-        ("anonymization alone (redacted)", a["anonymize"], a["anonymize_cpu"], ">= 5,000",
+        ("anonymization alone (redacted), one process", a["anonymize"], a["anonymize_cpu"],
+         ">= 5,000",
          f"{a['anonymize'] / a['json_dumps']:.2f}x of json.dumps ({a['json_dumps']:,.0f}/s); "
          f"{a['anonymize'] / a['detect_secrets_every_line']:.0f}x detect-secrets on every line "
          f"({a['detect_secrets_every_line']:,.0f}/s)"),
+        (f"load from the store + anonymization, {workers} worker processes (the pool `capture "
+         "sync now` starts by default)", p["pool"], p["pool_cpu"], "",
+         f"{p['pool'] / p['one']:.2f}x of the same in one process ({p['one']:,.0f}/s, "
+         f"{p['one_cpu']:,.0f} per CPU-second); CPU counts the worker processes"),
         (f"end to end: `capture sync now` to a collector on loopback (default: {workers} "
          "anonymizing processes)", e["end_to_end"], e["end_to_end_cpu"], ">= 2,000",
          f"{e['end_to_end'] / e['bare_post']:.2f}x of bare httpx POSTs of the same batches "

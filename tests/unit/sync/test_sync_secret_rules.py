@@ -187,3 +187,21 @@ def test_token_rules_start_with_a_literal() -> None:
 def test_a_finding_inside_a_placeholder_is_ignored() -> None:
     text = f"x = '<SECRET:github_token:0a1b2c3d>' and {GHP}"
     assert _found(text, "github_token") == [GHP]
+
+
+def test_a_rule_skipped_for_lacking_its_literals_could_not_have_matched() -> None:
+    # A keyword rule with `requires` is passed over in a text holding none of those literals:
+    # every match, of every key word of its pattern, must hold one.
+    words = ["PASSWORD", "PASSWD", "PWD", "SECRET", "TOKEN", "API_KEY", "APIKEY", "ACCESS_KEY",
+             "ACCESSKEY", "PRIVATE_KEY", "PRIVATEKEY"]  # fmt: skip
+    checked = 0
+    for rule in RULES:
+        if not rule.requires:
+            continue
+        texts = [t for k, t, _ in MUST_MATCH if k == rule.kind]
+        texts += [f"export {w}_X={'hunter2' * 2}" for w in words]
+        for text in texts:
+            for m in rule.pattern.finditer(text):
+                assert any(w in m.group() for w in rule.requires), (rule.kind, m.group())
+                checked += 1
+    assert checked >= len(words)
