@@ -464,16 +464,15 @@ def drain(store: Store, config: Config) -> int:
                 raw = bytes(row["payload"])
                 problems: list[str] = []
                 try:
-                    found = parse_payload(raw, len(raw), problems) if agent in AGENTS else None
                     if agent == RUN_AGENT:
                         from capture.wrapped_runs import apply_queued_run
 
                         apply_queued_run(store, config, raw)
                     elif agent not in AGENTS:
                         problems.append(f"unknown agent {agent!r}")
-                    if found is not None:
+                    elif (found := parse_payload(raw, len(raw), problems)) is not None:
                         payload, text = found
-                        env = {**decode_env(row["env"])}
+                        env = decode_env(row["env"])
                         reading = read_payload(agent, payload, env, event)
                         report = ingest(
                             store, config, reading, text, now=row["at"], fallback_cwd=row["cwd"]

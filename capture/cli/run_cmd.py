@@ -143,10 +143,11 @@ def run(args: argparse.Namespace) -> int:
 def _report_globs() -> tuple[str, ...]:
     from capture.report_paths import DEFAULT_REPORT_GLOBS
 
-    spec = os.environ.get("CAPTURE_JUNIT_REPORTS")
-    if spec:
-        return tuple(g.strip() for g in spec.split(",") if g.strip())
-    if os.path.exists(os.path.join(capture_dirs(os.environ)[1], "config.toml")):
+    # The configuration (and what it imports) is read only when there is one to read.
+    configured = os.environ.get("CAPTURE_JUNIT_REPORTS") or os.path.exists(
+        os.path.join(capture_dirs(os.environ)[1], "config.toml")
+    )
+    if configured:
         from capture.config import load_config
 
         return load_config().junit_reports or DEFAULT_REPORT_GLOBS
