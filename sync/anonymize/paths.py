@@ -7,13 +7,13 @@ same name always gives the same digits, so a team still sees that two edits touc
 
 from __future__ import annotations
 
-import hmac
 import posixpath
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from capture.globs import glob_regex
+from sync.anonymize.keyed import hmac_sha256
 
 __all__ = [
     "ALWAYS_EXCLUDED",
@@ -173,7 +173,7 @@ class PathHasher:
         """The salted HMAC of a name: 10 hex digits, cached (names recur)."""
         cached = self._cache.get(name)
         if cached is None:
-            cached = hmac.digest(self._key, name.encode("utf-8", "surrogatepass"), "sha256").hex()
+            cached = hmac_sha256(self._key, name.encode("utf-8", "surrogatepass")).hex()
             cached = cached[:10]
             if len(self._cache) > 100_000:
                 self._cache.clear()

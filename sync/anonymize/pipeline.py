@@ -50,6 +50,11 @@ SHARED_SCHEMA = EPISODE_SCHEMA
 _MIN_PROPAGATED = 6
 #: No detector can match a shorter text (the shortest, `PWD=` and six characters, is 10 long).
 _MIN_SECRET_TEXT = 10
+#: A timestamp as our own code writes them (proposals' created, applied and settled times): no
+#: detector matches one, and each is unique, so none would ever be remembered as clean.
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})?"
+)
 _NOTHING = Plan((), (), ())
 
 #: Test runners named at the metrics level (the first word of a command, when it is one of these).
@@ -114,7 +119,12 @@ class _Pass:
     def copy_all(self, values: list[Any]) -> None:
         known = self.known_clean
         for v in values:
-            if type(v) is str and len(v) >= _MIN_SECRET_TEXT and v not in known:
+            if (
+                type(v) is str
+                and len(v) >= _MIN_SECRET_TEXT
+                and v not in known
+                and _TIMESTAMP.fullmatch(v) is None
+            ):
                 self.unchecked.append(v)
 
     def copy(self, value: Any) -> Any:

@@ -7,12 +7,12 @@ nothing else: the digits are a salted HMAC of the value, and the salt never leav
 
 from __future__ import annotations
 
-import hmac
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sync.anonymize.detect import DETECT_ANCHORS, DetectSecrets, detect_lines
+from sync.anonymize.keyed import hmac_sha256
 from sync.anonymize.secret_rules import RULES, Rule
 
 __all__ = ["PLACEHOLDER", "Finding", "Plan", "SecretScanner", "literal_finder", "redact"]
@@ -241,7 +241,7 @@ def redact(text: str, findings: Sequence[Finding], key: bytes) -> tuple[str, lis
     at = 0
     for f in findings:
         value = text[f.start : f.end]
-        digest = hmac.digest(key, value.encode("utf-8", "surrogatepass"), "sha256").hex()[:8]
+        digest = hmac_sha256(key, value.encode("utf-8", "surrogatepass")).hex()[:8]
         placeholder = f"<SECRET:{f.kind}:{digest}>"
         replaced.append((value, placeholder))
         parts.append(text[at : f.start])
