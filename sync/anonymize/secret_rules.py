@@ -47,6 +47,10 @@ class Rule:
     #: Keyword rules on the text as it is: literals one of which every match contains, so that a
     #: text holding none of them is passed over without running the pattern line by line.
     requires: tuple[str, ...] = ()
+    #: Keyword rules: how far into a key word its anchor can sit (`refresh_token`: 8). No match
+    #: starts earlier than that before a line's first anchor, so the pattern, which has no
+    #: literal prefix to skip by, runs from there rather than from the line's start.
+    reach: int | None = None
 
     @property
     def keyword(self) -> bool:
@@ -59,6 +63,9 @@ _KEYWORDS = (
     r"pass(?:word|wd|wort|phrase)|pwd|secret|token|(?:api|access|secret|private)_?key|apikey|"
     r"client_?secret|(?:auth|access|refresh|bearer|api)_?token"
 )
+#: The farthest an anchor (pass, pwd, secret, key, token) sits into one of those key words:
+#: `private_key`, `refresh_token`.
+_KEYWORDS_REACH = len("private_")
 
 
 def literal_prefix(pattern: str) -> str:
@@ -105,9 +112,12 @@ def _keyword(
     group: int,
     on_lower: bool = True,
     requires: tuple[str, ...] = (),
+    reach: int | None = None,
 ) -> Rule:
     if not on_lower:
-        return Rule(kind, re.compile(pattern), anchors, group, False, requires=requires)
+        return Rule(
+            kind, re.compile(pattern), anchors, group, False, requires=requires, reach=reach
+        )
     return Rule(
         kind,
         re.compile(pattern),
@@ -116,6 +126,7 @@ def _keyword(
         False,
         on_lower=True,
         pattern_any_case=re.compile(pattern, re.IGNORECASE),
+        reach=reach,
     )
 
 
@@ -233,6 +244,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:(?!\1)[^\s<>{}\\]){5,})\1",
         ("pass", "pwd", "secret", "key", "token"),
         group=2,
+        reach=_KEYWORDS_REACH,
     ),
     _keyword(
         # Shell and dotenv style: `DB_PASSWORD=hunter22`, `export API_KEY=abc123def`.
@@ -244,5 +256,6 @@ RULES: tuple[Rule, ...] = (
         on_lower=False,
         # Each key word of the pattern holds one of these, in upper case as the pattern has it.
         requires=("PASS", "PWD", "SECRET", "TOKEN", "KEY"),
+        reach=len("private_"),
     ),
 )

@@ -141,7 +141,7 @@ def _keyword_pattern(rule: Rule, text: str, lower: str) -> tuple[re.Pattern[str]
 def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, str]]:
     pattern, subject = _keyword_pattern(rule, text, lower)
     spans = []
-    for start, end in _anchor_lines(lower, rule.anchors):
+    for start, end in _anchor_lines(lower, rule.anchors, _reach(rule, text, lower)):
         for m in pattern.finditer(subject, start, end):
             a, b = m.span(rule.group)
             if b > a:
@@ -152,7 +152,7 @@ def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, st
 def _keyword_matches(rule: Rule, text: str, lower: str, present: set[str]) -> bool:
     pattern, subject = _keyword_pattern(rule, text, lower)
     anchors = tuple(a for a in rule.anchors if a in present)
-    for start, end in _anchor_lines(lower, anchors):
+    for start, end in _anchor_lines(lower, anchors, _reach(rule, text, lower)):
         for m in pattern.finditer(subject, start, end):
             if m.end(rule.group) > m.start(rule.group):
                 return True
@@ -198,9 +198,17 @@ def _token_span(rule: Rule, text: str, m: re.Match[str]) -> tuple[int, int] | No
     return start, end
 
 
-def _anchor_lines(haystack: str, anchors: tuple[str, ...]) -> list[tuple[int, int]]:
-    """The (start, end) of each line holding one of the anchors."""
-    lines: set[tuple[int, int]] = set()
+def _reach(rule: Rule, text: str, lower: str) -> int | None:
+    # Offsets found in the lower-cased text hold in the text only when both are as long.
+    return rule.reach if len(lower) == len(text) else None
+
+
+def _anchor_lines(
+    haystack: str, anchors: tuple[str, ...], reach: int | None = None
+) -> list[tuple[int, int]]:
+    """The (start, end) of each line holding one of the anchors; with `reach`, each starts
+    that far before the line's first anchor instead (where a match can start at the earliest)."""
+    lines: dict[int, tuple[int, int]] = {}  # line start -> (search from, line end)
     for anchor in anchors:
         at = haystack.find(anchor)
         while at >= 0:
@@ -208,9 +216,12 @@ def _anchor_lines(haystack: str, anchors: tuple[str, ...]) -> list[tuple[int, in
             end = haystack.find("\n", at)
             if end < 0:
                 end = len(haystack)
-            lines.add((start, end))
+            begin = start if reach is None else max(start, at - reach)
+            known = lines.get(start)
+            if known is None or begin < known[0]:
+                lines[start] = (begin, end)
             at = haystack.find(anchor, end)
-    return sorted(lines)
+    return sorted(lines.values())
 
 
 def _inside_placeholder(text: str, start: int, end: int) -> bool:

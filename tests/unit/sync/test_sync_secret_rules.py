@@ -205,3 +205,34 @@ def test_a_rule_skipped_for_lacking_its_literals_could_not_have_matched() -> Non
                 assert any(w in m.group() for w in rule.requires), (rule.kind, m.group())
                 checked += 1
     assert checked >= len(words)
+
+
+KEY_WORDS = (
+    "password", "passwd", "passwort", "passphrase", "pwd", "secret", "token", "api_key",
+    "apikey", "access_key", "accesskey", "secret_key", "private_key", "privatekey",
+    "client_secret", "clientsecret", "auth_token", "access_token", "refresh_token",
+    "refreshtoken", "bearer_token", "api_token",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("word", KEY_WORDS)
+def test_a_key_word_far_into_a_line_is_found(word: str) -> None:
+    # The keyword rules start their search a little before a line's first anchor: what they
+    # find far into a line is what they find at its start.
+    scanner = SecretScanner(detect_secrets=None)
+    for assignment in (f'{word} = "Zq8v3Lw9Rt2y"', f"export {word.upper()}=Zq8v3Lw9Rt2y"):
+        line = "total = compute(alpha, beta, gamma) or 0; " + assignment
+        found = [line[f.start : f.end] for f in scanner.find(line)]
+        assert found == ["Zq8v3Lw9Rt2y"] or word.endswith(("phrase", "passwort")), assignment
+
+
+def test_each_key_word_holds_an_anchor_within_the_rules_reach() -> None:
+    for rule in (r for r in RULES if r.keyword and r.reach is not None):
+        subject = rule.pattern.pattern
+        for word in KEY_WORDS:
+            text = f'{word} = "Zq8v3Lw9Rt2y"' if rule.on_lower else f"{word.upper()}=Zq8v3Lw9Rt2y"
+            if rule.pattern.search(text if not rule.on_lower else text.lower()) is None:
+                continue  # not a key word of this rule
+            lower = word.lower()
+            offsets = [lower.find(a) for a in rule.anchors if a in lower]
+            assert offsets and min(offsets) <= rule.reach, (subject, word)
