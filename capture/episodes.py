@@ -140,8 +140,12 @@ def load_episodes(
             hunks: list[dict[str, Any]] = []
             checkpoints: list[dict[str, Any]] = []
             parts[pid] = (hunks, checkpoints)
+            created = iso(created_at)
+            applied = None
             if applied_at is not None:
                 edited[episode_id].add(path)
+                # A proposal applied as it is recorded has the very same time twice.
+                applied = created if applied_at == created_at else iso(applied_at)
             proposals[episode_id].append(
                 {
                     "id": pid,
@@ -161,8 +165,8 @@ def load_episodes(
                     "source": source,
                     "backfilled": bool(backfilled),
                     "created_file": bool(created_file),
-                    "created_at": iso(created_at),
-                    "applied_at": iso(applied_at),
+                    "created_at": created,
+                    "applied_at": applied,
                     "decided_by": decided_by,
                     "settled_at": iso(settled_at),
                     "hunks": hunks,
@@ -170,9 +174,11 @@ def load_episodes(
                 }
             )
     for chunk in _chunks(list(parts)):
+        # In the order of the (proposal_id, idx) index: nothing to sort, and each proposal's
+        # hunks still come in idx order.
         for pid, old_text, new_text, status in cursor.execute(
             f"""SELECT proposal_id, old_text, new_text, status FROM hunks
-                WHERE proposal_id IN ({_in(chunk)}) ORDER BY idx""",
+                WHERE proposal_id IN ({_in(chunk)}) ORDER BY proposal_id, idx""",
             chunk,
         ):
             parts[pid][0].append({"old_text": old_text, "new_text": new_text, "status": status})
