@@ -7,7 +7,6 @@ The schema is versioned (`schema`); fields are only ever added within a version.
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -25,32 +24,49 @@ EPISODE_SCHEMA = "agent-capture/episode@1"
 
 def iso(ts: float | None) -> str | None:
     """`2026-05-28T20:26:40.123Z`: what `isoformat(timespec="milliseconds")` writes for UTC, with
-    `Z`. Formatted from whole seconds and a cached date, a third faster than via datetime (an
-    episode carries tens of times); microseconds are rounded as `datetime.fromtimestamp`
-    rounds them (half to even), then truncated to milliseconds as isoformat does."""
+    `Z`. Microseconds are rounded as `datetime.fromtimestamp` rounds them (half to even), then
+    truncated to milliseconds as isoformat does.
+
+    An episode carries some twenty times, most within minutes of each other: the text up to the
+    minute is formatted once per minute and cached, the seconds and milliseconds come from
+    tables. Less than half the work of formatting every time, which was the largest part of
+    loading an episode."""
     if ts is None:
         return None
-    frac, whole = math.modf(ts)
-    us = round(frac * 1e6)
-    seconds = int(whole)
+    seconds = int(ts)
+    # Exactly math.modf's fraction: a float minus its integral part loses nothing.
+    us = round((ts - seconds) * 1e6)
     if us >= 1_000_000:
         seconds += 1
         us -= 1_000_000
     elif us < 0:
         seconds -= 1
         us += 1_000_000
-    day, second = divmod(seconds, 86_400)
+    minutes = seconds // 60
+    text = _MINUTES.get(minutes)
+    if text is None:
+        text = _minute(minutes)
+    return f"{text}{_SECONDS[seconds % 60]}{_MILLISECONDS[us // 1000]}"
+
+
+_SECONDS = tuple(f"{second:02d}." for second in range(60))
+_MILLISECONDS = tuple(f"{ms:03d}Z" for ms in range(1000))
+_MINUTES: dict[int, str] = {}
+_DAYS: dict[int, str] = {}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC).toordinal()
+
+
+def _minute(minutes: int) -> str:
+    """`2026-05-28T20:26:` for a count of minutes since the epoch, cached."""
+    day, minute = divmod(minutes, 1440)
     date = _DAYS.get(day)
     if date is None:
         date = _day(day)
-    hour, second = divmod(second, 3600)
-    minute, second = divmod(second, 60)
-    # %-formatting: faster here than an f-string with the same widths.
-    return "%sT%02d:%02d:%02d.%03dZ" % (date, hour, minute, second, us // 1000)  # noqa: UP031
-
-
-_DAYS: dict[int, str] = {}
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC).toordinal()
+    text = "%sT%02d:%02d:" % (date, minute // 60, minute % 60)  # noqa: UP031
+    if len(_MINUTES) >= 20_000:
+        _MINUTES.clear()
+    _MINUTES[minutes] = text
+    return text
 
 
 def _day(day: int) -> str:
@@ -92,140 +108,202 @@ def load_episodes(
     if workspace is not None:
         where.append("w.root = ?")
         params.append(workspace)
-    sql = "SELECT e.*, w.root FROM episodes e LEFT JOIN workspaces w ON w.id = e.workspace_id"
+    sql = (
+        f"SELECT {_EPISODE_COLUMNS} FROM episodes e LEFT JOIN workspaces w ON w.id = e.workspace_id"
+    )
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY e.started_at DESC, e.id DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
-    episodes = store.conn.execute(sql, params).fetchall()
-    episode_ids = [e["id"] for e in episodes]
-    proposals: dict[str, list[Any]] = defaultdict(list)
-    proposal_ids: list[str] = []
-    for chunk in _chunks(episode_ids):
-        for p in store.conn.execute(
-            f"SELECT * FROM proposals WHERE episode_id IN ({_in(chunk)}) ORDER BY id", chunk
-        ):
-            proposals[p["episode_id"]].append(p)
-            proposal_ids.append(p["id"])
-    hunks: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    checkpoints: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    # Plain tuples, not named rows: these are most of the rows an episode reads.
+    # Plain tuples from named columns, not sqlite3.Row: a Row finds a column by comparing its
+    # name with each column's in turn, which was a seventh of the loading's cost.
     cursor = store.conn.cursor()
     cursor.row_factory = None
-    for chunk in _chunks(proposal_ids):
-        for h in cursor.execute(
+    episodes: list[tuple[Any, ...]] = cursor.execute(sql, params).fetchall()
+    episode_ids = [e[0] for e in episodes]
+
+    # Proposal dicts are built as their rows arrive, their hunks and checkpoints lists filled in
+    # by the queries after.
+    proposals: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    edited: dict[str, set[str]] = defaultdict(set)
+    parts: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+    for chunk in _chunks(episode_ids):
+        for (
+            episode_id, pid, path, state, outcome, reason, similarity, retention, chars_added,
+            chars_removed, lines_added, lines_removed, agent, model, tool, source, backfilled,
+            created_file, created_at, applied_at, decided_by, settled_at,
+        ) in cursor.execute(
+            f"""SELECT episode_id, {_PROPOSAL_COLUMNS} FROM proposals
+                WHERE episode_id IN ({_in(chunk)}) ORDER BY id""",
+            chunk,
+        ):  # fmt: skip
+            hunks: list[dict[str, Any]] = []
+            checkpoints: list[dict[str, Any]] = []
+            parts[pid] = (hunks, checkpoints)
+            created = iso(created_at)
+            applied = None
+            if applied_at is not None:
+                edited[episode_id].add(path)
+                # A proposal applied as it is recorded has the very same time twice.
+                applied = created if applied_at == created_at else iso(applied_at)
+            proposals[episode_id].append(
+                {
+                    "id": pid,
+                    "file": path,
+                    "state": state,
+                    "outcome": outcome,
+                    "reason": reason,
+                    "similarity": similarity,
+                    "retention": retention,
+                    "chars_added": chars_added,
+                    "chars_removed": chars_removed,
+                    "lines_added": lines_added,
+                    "lines_removed": lines_removed,
+                    "agent": agent,
+                    "model": model,
+                    "tool": tool,
+                    "source": source,
+                    "backfilled": bool(backfilled),
+                    "created_file": bool(created_file),
+                    "created_at": created,
+                    "applied_at": applied,
+                    "decided_by": decided_by,
+                    "settled_at": iso(settled_at),
+                    "hunks": hunks,
+                    "checkpoints": checkpoints,
+                }
+            )
+    for chunk in _chunks(list(parts)):
+        # In the order of the (proposal_id, idx) index: nothing to sort, and each proposal's
+        # hunks still come in idx order.
+        for pid, old_text, new_text, status in cursor.execute(
             f"""SELECT proposal_id, old_text, new_text, status FROM hunks
-                WHERE proposal_id IN ({_in(chunk)}) ORDER BY idx""",
+                WHERE proposal_id IN ({_in(chunk)}) ORDER BY proposal_id, idx""",
             chunk,
         ):
-            hunks[h[0]].append({"old_text": h[1], "new_text": h[2], "status": h[3]})
-        for c in cursor.execute(
+            parts[pid][0].append({"old_text": old_text, "new_text": new_text, "status": status})
+        for pid, window, due_at, observed_at, similarity, retention, outcome, via in cursor.execute(
             f"""SELECT proposal_id, window, due_at, observed_at, similarity, retention, outcome,
                 via FROM checkpoints WHERE proposal_id IN ({_in(chunk)})
                 ORDER BY window_seconds""",
             chunk,
         ):
-            checkpoints[c[0]].append(
+            parts[pid][1].append(
                 {
-                    "window": c[1],
-                    "due_at": iso(c[2]),
-                    "observed_at": iso(c[3]),
-                    "similarity": c[4],
-                    "retention": c[5],
-                    "outcome": c[6],
-                    "via": c[7],
+                    "window": window,
+                    "due_at": iso(due_at),
+                    "observed_at": iso(observed_at),
+                    "similarity": similarity,
+                    "retention": retention,
+                    "outcome": outcome,
+                    "via": via,
                 }
             )
-    runs: dict[str, list[Any]] = defaultdict(list)
+    runs: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
     run_ids: dict[str, None] = {}
     for chunk in _chunks(episode_ids):
-        for r in store.conn.execute(
-            f"""SELECT l.episode_id, l.link, t.* FROM episode_test_runs l JOIN test_runs t
-                ON t.id = l.test_run_id WHERE l.episode_id IN ({_in(chunk)})
+        for r in cursor.execute(
+            f"""SELECT l.episode_id, l.link, {_RUN_COLUMNS} FROM episode_test_runs l
+                JOIN test_runs t ON t.id = l.test_run_id WHERE l.episode_id IN ({_in(chunk)})
                 ORDER BY t.started_at, t.id""",
             chunk,
         ):
-            runs[r["episode_id"]].append(r)
-            run_ids[r["id"]] = None
+            runs[r[0]].append(r)
+            run_ids[r[2]] = None
     failing: dict[str, list[FailingTest]] = defaultdict(list)
     for chunk in _chunks(list(run_ids)):
-        for f in store.conn.execute(
+        for run_id, test_id, file, classname in cursor.execute(
             f"""SELECT test_run_id, test_id, file, classname FROM test_results
                 WHERE test_run_id IN ({_in(chunk)}) AND outcome IN ('failed', 'error')
                 ORDER BY test_run_id, idx""",
             chunk,
         ):
-            failing[f[0]].append(FailingTest(f[1], f[2], f[3]))
+            failing[run_id].append(FailingTest(test_id, file, classname))
     return [
-        _episode(e, proposals[e["id"]], hunks, checkpoints, runs[e["id"]], failing)
+        _episode(e, proposals.get(e[0], []), edited.get(e[0], set()), runs.get(e[0], []), failing)
         for e in episodes
     ]
 
 
+# The columns each query reads, in the order the loops below unpack them.
+_EPISODE_COLUMNS = """e.id, e.agent, e.model, e.session_id, e.turn_id, w.root, e.prompt, e.source,
+    e.started_at, e.ended_at, e.settled_at"""
+_PROPOSAL_COLUMNS = """id, path, state, outcome, reason, similarity, retention, chars_added,
+    chars_removed, lines_added, lines_removed, agent, model, tool, source, backfilled,
+    created_file, created_at, applied_at, decided_by, settled_at"""
+_RUN_COLUMNS = """t.id, t.command, t.name, t.source, t.exit_code, t.passed, t.failed, t.errors,
+    t.skipped, t.failing_ids, t.started_at, t.duration_s, t.runner, t.results_from, t.report,
+    t.cwd"""
+
+
 def _episode(
-    e: Any,
-    proposals: list[Any],
-    hunks: dict[str, list[dict[str, Any]]],
-    checkpoints: dict[str, list[dict[str, Any]]],
-    runs: list[Any],
+    e: tuple[Any, ...],
+    proposals: list[dict[str, Any]],
+    edited_files: set[str],
+    runs: list[tuple[Any, ...]],
     failing: dict[str, list[FailingTest]],
 ) -> dict[str, Any]:
-    linked = [
-        LinkedRun(r["id"], r["started_at"], _status(r), r["link"], tuple(failing[r["id"]]))
-        for r in runs
-    ]
-    tests = summarize_tests(
-        linked,
-        edited_files={p["path"] for p in proposals if p["applied_at"] is not None},
-        settled_at=e["settled_at"],
-    )
+    (
+        episode_id, agent, model, session_id, turn_id, root, prompt, source, started_at,
+        ended_at, settled_at,
+    ) = e  # fmt: skip
+    linked: list[LinkedRun] = []
+    test_runs: list[dict[str, Any]] = []
+    for (
+        _, link, run_id, command, name, run_source, exit_code, passed, failed, errors, skipped,
+        failing_ids, run_started_at, duration_s, runner, results_from, report, cwd,
+    ) in runs:  # fmt: skip
+        status = run_status(
+            exit_code=exit_code,
+            passed=passed,
+            failed=failed,
+            errors=errors,
+            skipped=skipped,
+            runner=runner,
+        )
+        linked.append(
+            LinkedRun(run_id, run_started_at, status, link, tuple(failing.get(run_id, ())))
+        )
+        test_runs.append(
+            {
+                "id": run_id,
+                "command": command,
+                "name": name,
+                "source": run_source,
+                "exit_code": exit_code,
+                "passed": passed,
+                "failed": failed,
+                "errors": errors,
+                "skipped": skipped,
+                "failing_ids": _json_list(failing_ids),
+                "started_at": iso(run_started_at),
+                "duration_s": duration_s,
+                "status": status,
+                "link": link,
+                "runner": runner,
+                "results_from": results_from,
+                "report": report,
+                "cwd": cwd,
+            }
+        )
+    tests = summarize_tests(linked, edited_files=edited_files, settled_at=settled_at)
     return {
         "schema": EPISODE_SCHEMA,
-        "id": e["id"],
-        "agent": e["agent"],
-        "model": e["model"],
-        "session_id": e["session_id"],
-        "turn_id": e["turn_id"],
-        "workspace": e["root"],
-        "prompt": e["prompt"],
-        "source": e["source"],
-        "started_at": iso(e["started_at"]),
-        "ended_at": iso(e["ended_at"]),
-        "settled_at": iso(e["settled_at"]),
-        "proposals": [_proposal(p, hunks[p["id"]], checkpoints[p["id"]]) for p in proposals],
-        "test_runs": [_test_run(r, run.status) for r, run in zip(runs, linked, strict=True)],
+        "id": episode_id,
+        "agent": agent,
+        "model": model,
+        "session_id": session_id,
+        "turn_id": turn_id,
+        "workspace": root,
+        "prompt": prompt,
+        "source": source,
+        "started_at": iso(started_at),
+        "ended_at": iso(ended_at),
+        "settled_at": iso(settled_at),
+        "proposals": proposals,
+        "test_runs": test_runs,
         "tests": tests.as_json(iso),
-    }
-
-
-def _proposal(
-    p: Any, hunks: list[dict[str, Any]], checkpoints: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "id": p["id"],
-        "file": p["path"],
-        "state": p["state"],
-        "outcome": p["outcome"],
-        "reason": p["reason"],
-        "similarity": p["similarity"],
-        "retention": p["retention"],
-        "chars_added": p["chars_added"],
-        "chars_removed": p["chars_removed"],
-        "lines_added": p["lines_added"],
-        "lines_removed": p["lines_removed"],
-        "agent": p["agent"],
-        "model": p["model"],
-        "tool": p["tool"],
-        "source": p["source"],
-        "backfilled": bool(p["backfilled"]),
-        "created_file": bool(p["created_file"]),
-        "created_at": iso(p["created_at"]),
-        "applied_at": iso(p["applied_at"]),
-        "decided_by": p["decided_by"],
-        "settled_at": iso(p["settled_at"]),
-        "hunks": hunks,
-        "checkpoints": checkpoints,
     }
 
 
@@ -236,37 +314,3 @@ def _json_list(text: str | None) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # what orjson refuses (a lone surrogate) the json module reads
         return json.loads(text)
-
-
-def _status(r: Any) -> str:
-    return run_status(
-        exit_code=r["exit_code"],
-        passed=r["passed"],
-        failed=r["failed"],
-        errors=r["errors"],
-        skipped=r["skipped"],
-        runner=r["runner"],
-    )
-
-
-def _test_run(r: Any, status: str) -> dict[str, Any]:
-    return {
-        "id": r["id"],
-        "command": r["command"],
-        "name": r["name"],
-        "source": r["source"],
-        "exit_code": r["exit_code"],
-        "passed": r["passed"],
-        "failed": r["failed"],
-        "errors": r["errors"],
-        "skipped": r["skipped"],
-        "failing_ids": _json_list(r["failing_ids"]),
-        "started_at": iso(r["started_at"]),
-        "duration_s": r["duration_s"],
-        "status": status,
-        "link": r["link"],
-        "runner": r["runner"],
-        "results_from": r["results_from"],
-        "report": r["report"],
-        "cwd": r["cwd"],
-    }

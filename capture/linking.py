@@ -141,19 +141,20 @@ class TestsSummary:
     tests_edited_by_agent: bool = False
 
     def as_json(self, iso: Any) -> dict[str, Any]:
-        def brief(run: LinkedRun | None) -> dict[str, Any] | None:
-            if run is None:
-                return None
-            return {"id": run.run_id, "status": run.status, "started_at": iso(run.started_at)}
-
         return {
             "runs": self.runs,
-            "first_run_after": brief(self.first_run_after),
-            "last_run_before_settling": brief(self.last_run_before_settling),
+            "first_run_after": _brief(self.first_run_after, iso),
+            "last_run_before_settling": _brief(self.last_run_before_settling, iso),
             "transition": self.transition,
             "failing_tests_in_edited_files": self.failing_tests_in_edited_files,
             "tests_edited_by_agent": self.tests_edited_by_agent,
         }
+
+
+def _brief(run: LinkedRun | None, iso: Any) -> dict[str, Any] | None:
+    if run is None:
+        return None
+    return {"id": run.run_id, "status": run.status, "started_at": iso(run.started_at)}
 
 
 _VERDICTS = (PASSING, FAILING)
@@ -174,10 +175,14 @@ def summarize_tests(
     - tests_edited_by_agent: the episode's agent edited test files itself, which makes its runs
       weak evidence.
     """
+    edited_tests = any(is_test_path(f) for f in edited_files)
+    if not runs:
+        # Many episodes have no linked run: nothing below would find anything.
+        return TestsSummary(tests_edited_by_agent=edited_tests)
     ordered = sorted(runs, key=lambda r: (r.started_at, r.run_id))
     verdicts = [r for r in ordered if r.status in _VERDICTS]
     summary = TestsSummary(runs=len(ordered))
-    summary.tests_edited_by_agent = any(is_test_path(f) for f in edited_files)
+    summary.tests_edited_by_agent = edited_tests
     if verdicts:
         summary.first_run_after = verdicts[0]
     before = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Collection
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = ["is_test_path", "lives_in", "file_of_test_id", "workspace_relative"]
 
@@ -29,11 +29,14 @@ def _test_name() -> re.Pattern[str]:
     return re.compile(_TEST_NAME_PATTERN, re.VERBOSE)
 
 
+# Cached: loading episodes asks this of every edited file, and a workspace's agents edit the
+# same files over and over.
+@lru_cache(maxsize=4096)
 def is_test_path(path: str) -> bool:
     """True for files that hold tests or their fixtures: under a tests directory, or named the
     way test runners find tests (test_x.py, x_test.go, x.test.ts, FooTest.java, ...)."""
     parts = path.replace("\\", "/").split("/")
-    if any(part in _TEST_DIRS for part in parts[:-1]):
+    if not _TEST_DIRS.isdisjoint(parts[:-1]):
         return True
     return bool(_test_name().match(parts[-1]))
 
