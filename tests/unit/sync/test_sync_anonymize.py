@@ -261,6 +261,17 @@ def test_second_scan_quarantines_a_secret_the_first_pass_let_through() -> None:
     assert result.quarantine and "github_token" in result.quarantine[0]
 
 
+def test_second_scan_reads_a_time_field_that_is_not_a_timestamp() -> None:
+    # Timestamps our code writes are passed over by the second scan; anything else in the same
+    # field is read like any copied value.
+    e = episode()
+    e["proposals"][0]["created_at"] = "2026-05-28T20:26:40.000Z"
+    assert anonymizer().project(e, WorkspacePolicy(Level.METRICS)).quarantine == ()
+    e["proposals"][0]["created_at"] = f"2026-05-28T20:26:40.000Z {GHP}"
+    result = anonymizer().project(e, WorkspacePolicy(Level.METRICS))
+    assert result.quarantine and "github_token" in result.quarantine[0]
+
+
 def test_a_value_found_once_is_replaced_everywhere() -> None:
     password = "Zk4mP9qW2xL7"  # nothing about it says "secret" on its own
     e = episode(prompt=f'the password: "{password}"')
