@@ -27,6 +27,7 @@ __all__ = [
     "DetectSecrets",
     "detect_lines",
     "line_needs_detect_secrets",
+    "lower_keeping_offsets",
     "might_need_detect_secrets",
 ]
 
@@ -138,12 +139,14 @@ def _has_entropy_candidate(text: str) -> bool:
     return bool(_entropy_candidates(text))
 
 
-def _lower(text: str) -> str:
-    """Lower case with offsets kept: a character whose lower case is longer (`İ`) stays."""
+def lower_keeping_offsets(text: str) -> str:
+    """Lower case, one character for one, so that an offset in the result is the same offset in
+    `text`. `İ`, the one character whose lower case is two (`i̇`), becomes `i`, as a
+    case-insensitive expression reads it."""
     lower = text.lower()
     if len(lower) == len(text):
         return lower
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return "".join(c.lower()[0] for c in text)
 
 
 def _without_placeholders(lower: str) -> str:
@@ -357,7 +360,7 @@ def _candidate_lines(text: str, quoted: list[_Quoted] | None = None) -> list[tup
     could flag (`quoted`: `_quoted_runs(text)` when already known); found without splitting the
     text into lines."""
     lines: set[tuple[int, int]] = set()
-    lower = _without_placeholders(_lower(text))
+    lower = _without_placeholders(lower_keeping_offsets(text))
     for anchor in DETECT_ANCHORS:
         at = lower.find(anchor)
         while at >= 0:

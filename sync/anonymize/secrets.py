@@ -11,7 +11,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sync.anonymize.detect import DETECT_ANCHORS, DetectSecrets, detect_lines
+from sync.anonymize.detect import (
+    DETECT_ANCHORS,
+    DetectSecrets,
+    detect_lines,
+    lower_keeping_offsets,
+)
 from sync.anonymize.keyed import hmac_sha256
 from sync.anonymize.secret_rules import RULES, Rule
 
@@ -72,7 +77,7 @@ class SecretScanner:
             if probes
             else ()
         )
-        lower = text.lower()
+        lower = lower_keeping_offsets(text)
         present = self._find_anchors(lower)
         keywords = (
             tuple(
@@ -112,7 +117,7 @@ class SecretScanner:
                 if span is not None:
                     spans.append((*span, rule.kind))
         if plan.keywords:
-            lower = text.lower()
+            lower = lower_keeping_offsets(text)
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower))
         if (
@@ -130,18 +135,14 @@ class SecretScanner:
 
 
 def _keyword_pattern(rule: Rule, text: str, lower: str) -> tuple[re.Pattern[str], str]:
-    if not rule.on_lower:
-        return rule.pattern, text
-    if len(lower) == len(text):
-        return rule.pattern, lower
-    assert rule.pattern_any_case is not None
-    return rule.pattern_any_case, text
+    # `lower` keeps `text`'s offsets, so lines found in one are the same lines in the other.
+    return rule.pattern, lower if rule.on_lower else text
 
 
 def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, str]]:
     pattern, subject = _keyword_pattern(rule, text, lower)
     spans = []
-    for start, end in _anchor_lines(lower, rule.anchors, _reach(rule, text, lower)):
+    for start, end in _anchor_lines(lower, rule.anchors, rule.reach):
         for m in pattern.finditer(subject, start, end):
             a, b = m.span(rule.group)
             if b > a:
@@ -152,7 +153,7 @@ def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, st
 def _keyword_matches(rule: Rule, text: str, lower: str, present: set[str]) -> bool:
     pattern, subject = _keyword_pattern(rule, text, lower)
     anchors = tuple(a for a in rule.anchors if a in present)
-    for start, end in _anchor_lines(lower, anchors, _reach(rule, text, lower)):
+    for start, end in _anchor_lines(lower, anchors, rule.reach):
         for m in pattern.finditer(subject, start, end):
             if m.end(rule.group) > m.start(rule.group):
                 return True
@@ -196,11 +197,6 @@ def _token_span(rule: Rule, text: str, m: re.Match[str]) -> tuple[int, int] | No
         if before.isascii() and before.isalnum():
             return None
     return start, end
-
-
-def _reach(rule: Rule, text: str, lower: str) -> int | None:
-    # Offsets found in the lower-cased text hold in the text only when both are as long.
-    return rule.reach if len(lower) == len(text) else None
 
 
 def _anchor_lines(

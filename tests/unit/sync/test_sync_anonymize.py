@@ -272,6 +272,16 @@ def test_second_scan_reads_a_time_field_that_is_not_a_timestamp() -> None:
     assert result.quarantine and "github_token" in result.quarantine[0]
 
 
+def test_a_dotted_capital_i_anywhere_in_an_episode_hides_no_secret() -> None:
+    # Rules are planned over all of an episode's text: one `İ` in the prompt, whose lower case
+    # is two characters, once moved every line after it and let a keyword secret through.
+    e = episode(prompt="Fix the İstanbul locale bug")
+    e["proposals"][0]["hunks"][0]["new_text"] = "token = 'hunter22x'\n"
+    for level in ("redacted", "full"):
+        out = dumps(project(e, level))
+        assert "hunter22x" not in out and "<SECRET:password:" in out
+
+
 def test_a_value_found_once_is_replaced_everywhere() -> None:
     password = "Zk4mP9qW2xL7"  # nothing about it says "secret" on its own
     e = episode(prompt=f'the password: "{password}"')

@@ -220,10 +220,26 @@ def test_a_key_word_far_into_a_line_is_found(word: str) -> None:
     # The keyword rules start their search a little before a line's first anchor: what they
     # find far into a line is what they find at its start.
     scanner = SecretScanner(detect_secrets=None)
-    for assignment in (f'{word} = "Zq8v3Lw9Rt2y"', f"export {word.upper()}=Zq8v3Lw9Rt2y"):
-        line = "total = compute(alpha, beta, gamma) or 0; " + assignment
-        found = [line[f.start : f.end] for f in scanner.find(line)]
-        assert found == ["Zq8v3Lw9Rt2y"] or word.endswith(("phrase", "passwort")), assignment
+    quoted = f'total = compute(alpha, beta, gamma) or 0; {word} = "Zq8v3Lw9Rt2y"'
+    assert [quoted[f.start : f.end] for f in scanner.find(quoted)] == ["Zq8v3Lw9Rt2y"]
+    if not word.endswith(("phrase", "passwort")):  # not key words of the shell-style rule
+        shell = f"total=1 count=2; export {word.upper()}=Zq8v3Lw9Rt2y"
+        assert [shell[f.start : f.end] for f in scanner.find(shell)] == ["Zq8v3Lw9Rt2y"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "İ\ntoken = 'hunter22x'",
+        "İİİİİİİİ\nTOKEN=hunter22x",
+        "Fix the İstanbul locale bug: PRİVATE_KEY='hunter22x'",
+    ],
+)
+def test_a_character_whose_lower_case_is_longer_moves_no_line(text: str) -> None:
+    # `İ` lower-cases to two characters: the lines found in the lower-cased text must still be
+    # the lines of the text.
+    found = SecretScanner(detect_secrets=None).find(text)
+    assert [text[f.start : f.end] for f in found] == ["hunter22x"]
 
 
 def test_each_key_word_holds_an_anchor_within_the_rules_reach() -> None:
