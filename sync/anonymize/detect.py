@@ -306,7 +306,8 @@ def _plugin_gates(plugins: list[Any]) -> list[str | None]:
 
 def _reads_quoted_strings(plugin: Any) -> bool:
     """Is this entropy plugin's expression the quoted-string one `_high_entropy_values` stands in
-    for? (Its code was read at detect-secrets 1.5.)"""
+    for? Its `analyze_line` (quoted strings only, kept when their entropy is over the limit) was
+    read at detect-secrets 1.5; the dependency is pinned below 2 for that."""
     expected = rf"""([\'"])([{re.escape(plugin.charset)}]+)(\1)"""
     return bool(plugin.regex.pattern == expected)
 
