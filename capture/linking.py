@@ -181,8 +181,7 @@ def summarize_tests(
         return TestsSummary(tests_edited_by_agent=edited_tests)
     ordered = sorted(runs, key=lambda r: (r.started_at, r.run_id))
     verdicts = [r for r in ordered if r.status in _VERDICTS]
-    summary = TestsSummary(runs=len(ordered))
-    summary.tests_edited_by_agent = edited_tests
+    summary = TestsSummary(runs=len(ordered), tests_edited_by_agent=edited_tests)
     if verdicts:
         summary.first_run_after = verdicts[0]
     before = [

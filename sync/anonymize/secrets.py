@@ -134,16 +134,16 @@ class SecretScanner:
         return _merge(spans)
 
 
-def _keyword_pattern(rule: Rule, text: str, lower: str) -> tuple[re.Pattern[str], str]:
+def _keyword_subject(rule: Rule, text: str, lower: str) -> str:
     # `lower` keeps `text`'s offsets, so lines found in one are the same lines in the other.
-    return rule.pattern, lower if rule.on_lower else text
+    return lower if rule.on_lower else text
 
 
 def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, str]]:
-    pattern, subject = _keyword_pattern(rule, text, lower)
+    subject = _keyword_subject(rule, text, lower)
     spans = []
     for start, end in _anchor_lines(lower, rule.anchors, rule.reach):
-        for m in pattern.finditer(subject, start, end):
+        for m in rule.pattern.finditer(subject, start, end):
             a, b = m.span(rule.group)
             if b > a:
                 spans.append((a, b, rule.kind))
@@ -151,10 +151,10 @@ def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, st
 
 
 def _keyword_matches(rule: Rule, text: str, lower: str, present: set[str]) -> bool:
-    pattern, subject = _keyword_pattern(rule, text, lower)
+    subject = _keyword_subject(rule, text, lower)
     anchors = tuple(a for a in rule.anchors if a in present)
     for start, end in _anchor_lines(lower, anchors, rule.reach):
-        for m in pattern.finditer(subject, start, end):
+        for m in rule.pattern.finditer(subject, start, end):
             if m.end(rule.group) > m.start(rule.group):
                 return True
     return False
