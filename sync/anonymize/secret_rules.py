@@ -6,8 +6,10 @@ its hits are only a token's prefix. These rules are the main detector, written f
 - a *token* rule's expression starts with a literal prefix (`AKIA`, `ghp_`, `sk-ant-`, ...), which
   lets the regular-expression engine skip through text at memory speed; the check that the token
   does not continue a longer word to its left is done afterwards, on the few matches;
-- a *keyword* rule (`password = "..."`) is case-insensitive and slower, so it runs only on the
-  lines whose lower-cased text holds one of its anchors.
+- a *keyword* rule (`password = "..."`) is case-insensitive and has no literal prefix to skip
+  by, so it is matched only where one of its anchors stands in the lower-cased text (`pass`,
+  `token`, ...): each of its key words is written to start at an anchor, with what may come
+  before it (`api_` before `key`) as a look-behind.
 
 Every rule has must-match and must-not-match cases in tests/unit/sync/test_secret_rules.py.
 """
@@ -24,8 +26,9 @@ __all__ = ["RULES", "Rule", "literal_prefix"]
 class Rule:
     kind: str
     pattern: re.Pattern[str]
-    #: Keyword rules: lower-case substrings, one of which a line must hold for the rule to run
-    #: on it. Token rules have none: their pattern's literal prefix is the anchor.
+    #: Keyword rules: lower-case substrings at one of which every match starts (in the
+    #: lower-cased text), so the pattern is tried only there. Token rules have none: their
+    #: pattern's literal prefix is the anchor.
     anchors: tuple[str, ...] = ()
     #: The group holding the secret (0: the whole match).
     group: int = 0
@@ -42,13 +45,6 @@ class Rule:
     #: Keyword rules: the pattern is written in lower case and runs on the lower-cased text
     #: (5x faster than a case-insensitive pattern).
     on_lower: bool = False
-    #: Keyword rules on the text as it is: literals one of which every match contains, so that a
-    #: text holding none of them is passed over without running the pattern line by line.
-    requires: tuple[str, ...] = ()
-    #: Keyword rules: how far into a key word its anchor can sit (`refresh_token`: 8). No match
-    #: starts earlier than that before a line's first anchor, so the pattern, which has no
-    #: literal prefix to skip by, runs from there rather than from the line's start.
-    reach: int | None = None
 
     @property
     def keyword(self) -> bool:
@@ -57,13 +53,27 @@ class Rule:
 
 _R = r"(?![A-Za-z0-9])"
 
+
+def _after(prefixes: tuple[str, ...]) -> str:
+    """A look-behind for any of `prefixes` (each on its own: a look-behind has a fixed width)."""
+    return "(?:" + "|".join(f"(?<={re.escape(p)})" for p in prefixes) + ")"
+
+
+#: The key words, each starting at its anchor: password, passwd, passwort, passphrase, pwd,
+#: secret (client_secret, clientsecret), token (auth_token, access_token, refresh_token,
+#: bearer_token, api_token and the same without `_`), and api_key, apikey, access_key,
+#: secret_key, private_key with or without `_`.
+_KEY_PREFIXES = ("api", "access", "secret", "private")
 _KEYWORDS = (
-    r"pass(?:word|wd|wort|phrase)|pwd|secret|token|(?:api|access|secret|private)_?key|apikey|"
-    r"client_?secret|(?:auth|access|refresh|bearer|api)_?token"
+    r"pass(?:word|wd|wort|phrase)|pwd|secret|token|"
+    + _after(tuple(p + sep for p in _KEY_PREFIXES for sep in ("", "_")))
+    + "key"
 )
-#: The farthest an anchor (pass, pwd, secret, key, token) sits into one of those key words:
-#: `private_key`, `refresh_token`.
-_KEYWORDS_REACH = len("private_")
+_SHELL_KEYWORDS = (
+    r"PASS(?:WORD|WD)|PWD|SECRET|TOKEN|"
+    + _after(tuple(p.upper() + sep for p in ("api", "access", "private") for sep in ("", "_")))
+    + "KEY"
+)
 
 
 def literal_prefix(pattern: str) -> str:
@@ -109,8 +119,6 @@ def _keyword(
     *,
     group: int,
     on_lower: bool = True,
-    requires: tuple[str, ...] = (),
-    reach: int | None = None,
 ) -> Rule:
     return Rule(
         kind,
@@ -119,8 +127,6 @@ def _keyword(
         group,
         False,
         on_lower=on_lower,
-        requires=requires,
-        reach=reach,
     )
 
 
@@ -238,19 +244,13 @@ RULES: tuple[Rule, ...] = (
         r"(?:(?!\1)[^\s<>{}\\]){5,})\1",
         ("pass", "pwd", "secret", "key", "token"),
         group=2,
-        reach=_KEYWORDS_REACH,
     ),
     _keyword(
         # Shell and dotenv style: `DB_PASSWORD=hunter22`, `export API_KEY=abc123def`.
         "password",
-        r"(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)[A-Z0-9_]*="
-        r"([^\s\"'`$<>{}()|;&]{6,})",
+        r"(?:" + _SHELL_KEYWORDS + r")[A-Z0-9_]*=([^\s\"'`$<>{}()|;&]{6,})",
         ("pass", "pwd", "secret", "token", "key"),
         group=1,
         on_lower=False,
-        # Each key word of the pattern holds one of these, in upper case as the pattern has it.
-        requires=("PASS", "PWD", "SECRET", "TOKEN", "KEY"),
-        # `PRIVATE_KEY`: its anchor, `key`, the farthest into a key word of this pattern.
-        reach=len("PRIVATE_"),
     ),
 )

@@ -8,7 +8,7 @@ nothing else: the digits are a salted HMAC of the value, and the salt never leav
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sync.anonymize.detect import (
@@ -20,7 +20,15 @@ from sync.anonymize.detect import (
 from sync.anonymize.keyed import hmac_sha256
 from sync.anonymize.secret_rules import RULES, Rule
 
-__all__ = ["PLACEHOLDER", "Finding", "Plan", "SecretScanner", "literal_finder", "redact"]
+__all__ = [
+    "PLACEHOLDER",
+    "Finding",
+    "Plan",
+    "SecretScanner",
+    "literal_finder",
+    "literal_positions",
+    "redact",
+]
 
 PLACEHOLDER = re.compile(r"<SECRET:[a-z0-9_]+:[0-9a-f]{8}>")
 
@@ -62,13 +70,13 @@ class SecretScanner:
         self._anchors = tuple(sorted(anchors))
         self._probes = tuple(sorted({p for r in self.tokens for p in r.probes}))
         self._find_probes = literal_finder(self._probes)
-        self._find_anchors = literal_finder(self._anchors)
+        self._anchor_hits = literal_positions(self._anchors)
 
     def plan(self, text: str) -> Plan:
         """The detectors that match somewhere in `text`. Planned over all of an episode's text
         joined by newlines, a detector left out cannot match in any one of its texts: token rules
-        are searched in the whole text, keyword rules on every line holding an anchor, which is
-        where `find` runs them too."""
+        are searched in the whole text, keyword rules at every anchor, which is where `find`
+        tries them too."""
         probes = self._find_probes(text)
         tokens = (
             tuple(
@@ -78,16 +86,16 @@ class SecretScanner:
             else ()
         )
         lower = lower_keeping_offsets(text)
-        present = self._find_anchors(lower)
+        hits = self._anchor_hits(lower)
+        present = {word for word, _ in hits}
         keywords = (
             tuple(
                 r
                 for r in self.keywords
                 if not present.isdisjoint(r.anchors)
-                and (not r.requires or any(w in text for w in r.requires))
-                and _keyword_matches(r, text, lower, present)
+                and next(_keyword_spans(r, text, lower, hits), None) is not None
             )
-            if present
+            if hits
             else ()
         )
         detect = detect_lines(text, present) if self.detect_secrets is not None else ()
@@ -118,8 +126,9 @@ class SecretScanner:
                     spans.append((*span, rule.kind))
         if plan.keywords:
             lower = lower_keeping_offsets(text)
+            hits = self._anchor_hits(lower)
             for rule in plan.keywords:
-                spans.extend(_keyword_spans(rule, text, lower))
+                spans.extend(_keyword_spans(rule, text, lower, hits))
         if (
             plan.detect_secrets
             and self.detect_secrets is not None
@@ -134,30 +143,55 @@ class SecretScanner:
         return _merge(spans)
 
 
-def _keyword_subject(rule: Rule, text: str, lower: str) -> str:
-    # `lower` keeps `text`'s offsets, so lines found in one are the same lines in the other.
-    return lower if rule.on_lower else text
-
-
-def _keyword_spans(rule: Rule, text: str, lower: str) -> list[tuple[int, int, str]]:
-    subject = _keyword_subject(rule, text, lower)
-    spans = []
-    for start, end in _anchor_lines(lower, rule.anchors, rule.reach):
-        for m in rule.pattern.finditer(subject, start, end):
+def _keyword_spans(
+    rule: Rule, text: str, lower: str, hits: list[tuple[str, int]]
+) -> Iterator[tuple[int, int, str]]:
+    """The rule's matches, tried at each of its anchors (`hits`: every anchor and where it
+    stands in `lower`) and kept within the anchor's line."""
+    # `lower` keeps `text`'s offsets, so an anchor found in one stands at the same place in both.
+    subject = lower if rule.on_lower else text
+    ends: dict[int, int] = {}
+    for word, at in hits:
+        if word not in rule.anchors:
+            continue
+        end = ends.get(at)
+        if end is None:
+            end = lower.find("\n", at)
+            end = ends[at] = len(lower) if end < 0 else end
+        m = rule.pattern.match(subject, at, end)
+        if m is not None:
             a, b = m.span(rule.group)
             if b > a:
-                spans.append((a, b, rule.kind))
-    return spans
+                yield a, b, rule.kind
 
 
-def _keyword_matches(rule: Rule, text: str, lower: str, present: set[str]) -> bool:
-    subject = _keyword_subject(rule, text, lower)
-    anchors = tuple(a for a in rule.anchors if a in present)
-    for start, end in _anchor_lines(lower, anchors, rule.reach):
-        for m in rule.pattern.finditer(subject, start, end):
-            if m.end(rule.group) > m.start(rule.group):
-                return True
-    return False
+def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str, int]]]:
+    """A function giving each occurrence of one of `literals` in a text, and where it starts
+    (overlapping ones included), in one pass as `literal_finder`."""
+    words = list(literals)
+    try:
+        from ahocorasick_rs import AhoCorasick
+    except ImportError:  # pragma: no cover - see literal_finder
+        return lambda text: sorted(
+            ((w, at) for w in words for at in _occurrences(text, w)), key=lambda h: h[1]
+        )
+    if not words:
+        return lambda text: []
+    automaton = AhoCorasick(words)
+
+    def find(text: str) -> list[tuple[str, int]]:
+        return [
+            (words[i], at) for i, at, _ in automaton.find_matches_as_indexes(text, overlapping=True)
+        ]
+
+    return find
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
 
 
 def literal_finder(literals: Sequence[str]) -> Callable[[str], set[str]]:
@@ -197,27 +231,6 @@ def _token_span(rule: Rule, text: str, m: re.Match[str]) -> tuple[int, int] | No
         if before.isascii() and before.isalnum():
             return None
     return start, end
-
-
-def _anchor_lines(
-    haystack: str, anchors: tuple[str, ...], reach: int | None = None
-) -> list[tuple[int, int]]:
-    """The (start, end) of each line holding one of the anchors; with `reach`, each starts
-    that far before the line's first anchor instead (where a match can start at the earliest)."""
-    lines: dict[int, tuple[int, int]] = {}  # line start -> (search from, line end)
-    for anchor in anchors:
-        at = haystack.find(anchor)
-        while at >= 0:
-            start = haystack.rfind("\n", 0, at) + 1
-            end = haystack.find("\n", at)
-            if end < 0:
-                end = len(haystack)
-            begin = start if reach is None else max(start, at - reach)
-            known = lines.get(start)
-            if known is None or begin < known[0]:
-                lines[start] = (begin, end)
-            at = haystack.find(anchor, end)
-    return sorted(lines.values())
 
 
 def _inside_placeholder(text: str, start: int, end: int) -> bool:
