@@ -19,7 +19,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -27,9 +27,7 @@ __all__ = [
     "DETECT_ANCHORS",
     "DetectSecrets",
     "detect_lines",
-    "line_needs_detect_secrets",
     "lower_keeping_offsets",
-    "might_need_detect_secrets",
 ]
 
 # The keyword plugin's own list (detect_secrets.plugins.keyword.DENYLIST), as one expression.
@@ -81,22 +79,18 @@ _CONFIG_SUFFIXES = {".yaml", ".yml", ".ini", ".cfg", ".conf", ".properties", ".t
 
 #: Lower-case substrings one of which the keyword plugin's words all contain.
 DETECT_ANCHORS = ("key", "pass", "pwd", "secret", "contrase")
+_DETECT_ANCHOR_SET = frozenset(DETECT_ANCHORS)
 
 
-def might_need_detect_secrets(text: str, anchors_present: set[str] | None = None) -> bool:
-    """Over a whole text (or all of an episode's text): does any line need detect-secrets?
-    Exactly the lines `find` would show it, so False means `find` finds nothing."""
-    return bool(detect_lines(text, anchors_present))
-
-
-def detect_lines(text: str, anchors_present: set[str] | None = None) -> tuple[str, ...]:
+def detect_lines(
+    text: str, lower: str | None = None, hits: Sequence[tuple[str, int]] | None = None
+) -> tuple[str, ...]:
     """The lines of `text` that `find` would show detect-secrets (their content). Over all of an
     episode's texts joined by newlines, these are the candidate lines of each of its texts:
-    a text holding none of them needs no detect-secrets."""
-    if anchors_present is not None and anchors_present.isdisjoint(DETECT_ANCHORS):
-        spans = sorted({_line_at(text, q[0]) for q in _quoted_runs(text)})
-    else:
-        spans = _candidate_lines(text)
+    a text holding none of them needs no detect-secrets. `lower`: `lower_keeping_offsets(text)`
+    and `hits`: where each of `DETECT_ANCHORS` stands in it (others may be listed too), when
+    the caller found them already."""
+    spans = _candidate_lines(text, None, lower, hits)
     return tuple(dict.fromkeys(text[a:b] for a, b in spans))
 
 
@@ -131,15 +125,6 @@ def _quoted_runs(text: str) -> list[_Quoted]:
     return out
 
 
-def _entropy_candidates(text: str) -> list[int]:
-    """Start offsets of quoted strings the entropy plugins could flag."""
-    return [q[0] for q in _quoted_runs(text)]
-
-
-def _has_entropy_candidate(text: str) -> bool:
-    return bool(_entropy_candidates(text))
-
-
 def lower_keeping_offsets(text: str) -> str:
     """Lower case, one character for one, so that an offset in the result is the same offset in
     `text`. `İ`, the one character whose lower case is two (`i̇`), becomes `i`, as a
@@ -157,13 +142,6 @@ def _without_placeholders(lower: str) -> str:
     if "<secret:" not in lower:
         return lower
     return _PLACEHOLDER_LOWER.sub(lambda m: " " * len(m.group()), lower)
-
-
-def line_needs_detect_secrets(line: str) -> bool:
-    lower = line.lower()
-    if any(a in lower for a in DETECT_ANCHORS) and _KEYWORD.search(lower):
-        return True
-    return _has_entropy_candidate(line)
 
 
 def _filetype_name(hint: str) -> str:
@@ -426,19 +404,36 @@ def _line_at(text: str, at: int) -> tuple[int, int]:
     return start, len(text) if end < 0 else end
 
 
-def _candidate_lines(text: str, quoted: list[_Quoted] | None = None) -> list[tuple[int, int]]:
+def _candidate_lines(
+    text: str,
+    quoted: list[_Quoted] | None = None,
+    lower: str | None = None,
+    hits: Sequence[tuple[str, int]] | None = None,
+) -> list[tuple[int, int]]:
     """Lines holding one of the keyword plugin's words, or a quoted run the entropy plugins
-    could flag (`quoted`: `_quoted_runs(text)` when already known); found without splitting the
-    text into lines."""
+    could flag, found without splitting the text into lines. What the caller knows already
+    may be given: `quoted`, `lower`, `hits` (see `detect_lines`)."""
     lines: set[tuple[int, int]] = set()
-    lower = _without_placeholders(lower_keeping_offsets(text))
-    for anchor in DETECT_ANCHORS:
-        at = lower.find(anchor)
-        while at >= 0:
-            start, end = _line_at(lower, at)
-            if _KEYWORD.search(lower, start, end):
-                lines.add((start, end))
-            at = lower.find(anchor, end)
+    blank = _without_placeholders(lower_keeping_offsets(text) if lower is None else lower)
+    if hits is None:
+        for anchor in DETECT_ANCHORS:
+            at = blank.find(anchor)
+            while at >= 0:
+                start, end = _line_at(blank, at)
+                if _KEYWORD.search(blank, start, end):
+                    lines.add((start, end))
+                at = blank.find(anchor, end)
+    else:
+        read: set[int] = set()
+        for word, at in hits:
+            # An anchor inside a placeholder was blanked: not a word of the line.
+            if word not in _DETECT_ANCHOR_SET or not blank.startswith(word, at):
+                continue
+            start, end = _line_at(blank, at)
+            if start not in read:
+                read.add(start)
+                if _KEYWORD.search(blank, start, end):
+                    lines.add((start, end))
     for q in _quoted_runs(text) if quoted is None else quoted:
         lines.add(_line_at(text, q[0]))
     return sorted(lines)

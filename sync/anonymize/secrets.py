@@ -98,7 +98,7 @@ class SecretScanner:
             if hits
             else ()
         )
-        detect = detect_lines(text, present) if self.detect_secrets is not None else ()
+        detect = detect_lines(text, lower, hits) if self.detect_secrets is not None else ()
         return Plan(tokens, keywords, detect)
 
     def find(
@@ -169,22 +169,12 @@ def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str
     """A function giving each occurrence of one of `literals` in a text, and where it starts
     (overlapping ones included), in one pass as `literal_finder`."""
     words = list(literals)
-    try:
-        from ahocorasick_rs import AhoCorasick
-    except ImportError:  # pragma: no cover - see literal_finder
+    search = _automaton(words, positions=True)
+    if search is None:  # pragma: no cover - see literal_finder
         return lambda text: sorted(
             ((w, at) for w in words for at in _occurrences(text, w)), key=lambda h: h[1]
         )
-    if not words:
-        return lambda text: []
-    automaton = AhoCorasick(words)
-
-    def find(text: str) -> list[tuple[str, int]]:
-        return [
-            (words[i], at) for i, at, _ in automaton.find_matches_as_indexes(text, overlapping=True)
-        ]
-
-    return find
+    return lambda text: [(words[i], at) for i, at, _ in search(text)]
 
 
 def _occurrences(text: str, word: str) -> Iterator[int]:
@@ -199,19 +189,45 @@ def literal_finder(literals: Sequence[str]) -> Callable[[str], set[str]]:
     Aho-Corasick automaton (ahocorasick-rs) where it is installed: 10x faster than testing each
     literal in turn, which is the fallback."""
     words = list(literals)
-    try:
-        from ahocorasick_rs import AhoCorasick
-    except ImportError:  # pragma: no cover - the dependency is declared; this keeps a broken
+    search = _automaton(words, positions=False)
+    if search is None:  # pragma: no cover - the dependency is declared; this keeps a broken
         # install working, only slower.
         return lambda text: {w for w in words if w in text}
+    return lambda text: {words[i] for i, _, _ in search(text)}
+
+
+def _automaton(
+    words: list[str], *, positions: bool
+) -> Callable[[str], list[tuple[int, int, int]]] | None:
+    """Every (word's index, start, end) in a text, overlapping ones included; offsets are
+    characters when `positions`, else meaningless. None without ahocorasick-rs."""
+    try:
+        from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+    except ImportError:  # pragma: no cover
+        return None
     if not words:
-        return lambda text: set()
-    automaton = AhoCorasick(words)
+        return lambda text: []
+    on_bytes = BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words])
+    if not positions:
+        return lambda text: on_bytes.find_matches_as_indexes(
+            text.encode("utf-8", "surrogatepass"), overlapping=True
+        )
+    on_text = AhoCorasick(words)
 
-    def find(text: str) -> set[str]:
-        return {words[i] for i, _, _ in automaton.find_matches_as_indexes(text, overlapping=True)}
+    def search(text: str) -> list[tuple[int, int, int]]:
+        # The automaton on text maps each byte offset to a character offset (an array as long as
+        # the text, built on every call); in ASCII text, most of it, they are the same.
+        if text.isascii():
+            return on_bytes.find_matches_as_indexes(text.encode("ascii"), overlapping=True)
+        try:
+            return on_text.find_matches_as_indexes(text, overlapping=True)
+        except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): no UTF-8 for it
+            found = [
+                (i, at, at + len(w)) for i, w in enumerate(words) for at in _occurrences(text, w)
+            ]
+            return sorted(found, key=lambda m: (m[2], m[1]))
 
-    return find
+    return search
 
 
 def _token_span(rule: Rule, text: str, m: re.Match[str]) -> tuple[int, int] | None:

@@ -282,6 +282,18 @@ def test_a_dotted_capital_i_anywhere_in_an_episode_hides_no_secret() -> None:
         assert "hunter22x" not in out and "<SECRET:password:" in out
 
 
+def test_a_lone_surrogate_in_a_text_is_carried_and_hides_no_secret() -> None:
+    # JSON can carry half of a surrogate pair (`"\udc80"`); it has no UTF-8, and once made the
+    # projection fail.
+    e = episode(prompt="token \udc80 here")
+    e["proposals"][0]["hunks"][0]["new_text"] = "\udc80 password = 'hunter22x'\n"
+    for level in ("redacted", "full"):
+        projected = project(e, level)
+        out = dumps(projected)
+        assert "hunter22x" not in out and "<SECRET:password:" in out
+        assert projected["prompt"] == "token \udc80 here"
+
+
 def test_a_value_found_once_is_replaced_everywhere() -> None:
     password = "Zk4mP9qW2xL7"  # nothing about it says "secret" on its own
     e = episode(prompt=f'the password: "{password}"')
