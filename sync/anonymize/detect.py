@@ -354,22 +354,36 @@ def _keyword_reader(plugin: Any) -> Callable[[str, str], list[str]] | None:
 
     if type(plugin) is not keyword.KeywordDetector or plugin.keyword_exclude is not None:
         return None
-    needs: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {}
+    # Each string a need names is a bit; a line's mask says which of them it holds, and an
+    # expression runs when the mask meets each of its groups (at most two).
+    tokens = sorted({t for _, need in _KEYWORD_NEEDS.values() for group in need for t in group})
+    bits = {token: 1 << i for i, token in enumerate(tokens)}
+    everything = (1 << len(tokens)) - 1
+    needs: dict[re.Pattern[str], tuple[int, int]] = {}
     for name, (digest, need) in _KEYWORD_NEEDS.items():
         expression = getattr(keyword, name, None)
         if (
             isinstance(expression, re.Pattern)
             and hashlib.sha256(expression.pattern.encode()).hexdigest()[:12] == digest
         ):
-            needs[expression] = need
+            masks = [sum(bits[t] for t in group) for group in need] + [everything]
+            needs[expression] = (masks[0], masks[1])
     by_type = keyword.REGEX_BY_FILETYPE
     default = keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+    tables: dict[str, dict[re.Pattern[str], int]] = {}
 
     def read(filename: str, line: str) -> list[str]:
+        table = tables.get(filename)
+        if table is None:
+            table = tables[filename] = by_type.get(determine_file_type(filename), default)
+        mask = 0
+        for token in tokens:
+            if token in line:
+                mask |= bits[token]
         values: list[str] = []
-        for expression, group in by_type.get(determine_file_type(filename), default).items():
-            need = needs.get(expression, ())
-            if all(any(s in line for s in one_of) for one_of in need):
+        for expression, group in table.items():
+            need = needs.get(expression)
+            if need is None or (mask & need[0] and mask & need[1]):
                 m = expression.search(line)
                 value = m.group(group) if m is not None else None
                 if value and value not in values:
