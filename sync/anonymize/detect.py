@@ -19,7 +19,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -163,7 +163,8 @@ class DetectSecrets:
         self._filters: list[Any] = []
         self._gates: list[str | None] = []
         self._is_indirect_reference: Callable[[str], bool] = lambda line: False
-        self._read_keywords: Callable[[str, str], list[str]] | None = None
+        self._needs = _Needs(())
+        self._readers: list[_Reader | None] = []
         self._cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
         self._cache_size = cache_size
         self.lines_scanned = 0
@@ -181,14 +182,11 @@ class DetectSecrets:
             ]
             self._heuristic = heuristic
             self._gates = _plugin_gates(self._plugins)
-            self._read_keywords = next(
-                (
-                    _keyword_reader(p)
-                    for p, g in zip(self._plugins, self._gates, strict=True)
-                    if g == _KEYWORD_GATE
-                ),
-                None,
-            )
+            self._needs = _Needs(_expressions(self._plugins))
+            self._readers = [
+                _keyword_reader(p, self._needs) or _regex_reader(p, self._needs)
+                for p in self._plugins
+            ]
             self._is_indirect_reference = _indirect_reference_filter(heuristic)
         return self._plugins
 
@@ -229,14 +227,15 @@ class DetectSecrets:
             result: tuple[tuple[str, str], ...] = ()
         else:
             context = get_code_snippet([line], 1)
+            mask = self._needs.of(line)
             hits: list[tuple[str, str]] = []
-            for plugin, gate in zip(plugins, self._gates, strict=True):
+            for plugin, gate, read in zip(plugins, self._gates, self._readers, strict=True):
                 if not can[gate]:
                     continue
                 if gate == _QUOTE_GATE:
                     values = _high_entropy_values(plugin, line)
-                elif gate == _KEYWORD_GATE and self._read_keywords is not None:
-                    values = self._read_keywords(key[0], line)
+                elif read is not None:
+                    values = read(key[0], line, mask)
                 else:
                     values = [
                         secret.secret_value or ""
@@ -277,6 +276,16 @@ class DetectSecrets:
 
 
 _KEYWORD_GATE, _QUOTE_GATE = "keyword", "quote"
+
+
+def _expressions(plugins: list[Any]) -> list[re.Pattern[str]]:
+    """The expressions of the plugins that `_NEEDS` may name."""
+    from detect_secrets.plugins import keyword
+
+    found = [getattr(keyword, name) for name in dir(keyword) if name.endswith("_REGEX")]
+    for plugin in plugins:
+        found.extend(getattr(plugin, "denylist", ()) or ())
+    return [e for e in found if isinstance(e, re.Pattern)]
 
 
 def _plugin_gates(plugins: list[Any]) -> list[str | None]:
@@ -320,74 +329,158 @@ def _high_entropy_values(plugin: Any, line: str) -> list[str]:
     return out
 
 
-# What each expression of the keyword plugin needs in a line to match at all: one string of each
-# group. Read from detect-secrets 1.5 (plugins/keyword.py), and used only for an expression whose
-# text still has the digest recorded here; any other expression runs on every line.
+# What an expression of detect-secrets' plugins needs in a line to match at all: one string of
+# each group, in lower case where the expression ignores case. Keyed by the digest of the
+# expression's text as read at detect-secrets 1.5 (plugins/keyword.py and the provider plugins):
+# an expression not listed, or whose text changed, runs on every line.
 _QUOTES = ("'", '"', "`")
-_KEYWORD_NEEDS: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
-    "FOLLOWED_BY_COLON_EQUAL_SIGNS_REGEX": ("644d2c0aea91", ((":=",),)),
-    "FOLLOWED_BY_COLON_REGEX": ("bd3ed982463f", ((":",),)),
-    "FOLLOWED_BY_COLON_QUOTES_REQUIRED_REGEX": ("dcbbacde0df9", ((":",), _QUOTES)),
-    "FOLLOWED_BY_EQUAL_SIGNS_OPTIONAL_BRACKETS_OPTIONAL_AT_SIGN_QUOTES_REQUIRED_REGEX": (
-        "08ae41c8896b",
-        (("=", "!"), ('"',)),
-    ),
-    "FOLLOWED_BY_OPTIONAL_ASSIGN_QUOTES_REQUIRED_REGEX": ("927609c56801", (('("',),)),
-    "FOLLOWED_BY_EQUAL_SIGNS_REGEX": ("427de8767580", (("=",),)),
-    "FOLLOWED_BY_EQUAL_SIGNS_QUOTES_REQUIRED_REGEX": ("7d5b0b42f008", (("=",), _QUOTES)),
-    "PRECEDED_BY_EQUAL_COMPARISON_SIGNS_QUOTES_REQUIRED_REGEX": (
-        "434c79cd8397",
-        (("=", "!"), _QUOTES),
-    ),
-    "FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX": ("d2b48647db85", ((";",), _QUOTES)),
-    "FOLLOWED_BY_ARROW_FUNCTION_SIGN_QUOTES_REQUIRED_REGEX": ("0dc290b8e685", (("=",), _QUOTES)),
+_KEY_WORDS = ("key", "pwd", "pass", "token")
+_NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    # KeywordDetector: FOLLOWED_BY_COLON_EQUAL_SIGNS_REGEX, FOLLOWED_BY_COLON_REGEX,
+    # FOLLOWED_BY_COLON_QUOTES_REQUIRED_REGEX,
+    # FOLLOWED_BY_EQUAL_SIGNS_OPTIONAL_BRACKETS_OPTIONAL_AT_SIGN_QUOTES_REQUIRED_REGEX,
+    # FOLLOWED_BY_OPTIONAL_ASSIGN_QUOTES_REQUIRED_REGEX, FOLLOWED_BY_EQUAL_SIGNS_REGEX,
+    # FOLLOWED_BY_EQUAL_SIGNS_QUOTES_REQUIRED_REGEX,
+    # PRECEDED_BY_EQUAL_COMPARISON_SIGNS_QUOTES_REQUIRED_REGEX,
+    # FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX, FOLLOWED_BY_ARROW_FUNCTION_SIGN_QUOTES_REQUIRED_REGEX
+    "644d2c0aea91": ((":=",),),
+    "bd3ed982463f": ((":",),),
+    "dcbbacde0df9": ((":",), _QUOTES),
+    "08ae41c8896b": (("=", "!"), ('"',)),
+    "927609c56801": (('("',),),
+    "427de8767580": (("=",),),
+    "7d5b0b42f008": (("=",), _QUOTES),
+    "434c79cd8397": (("=", "!"), _QUOTES),
+    "d2b48647db85": ((";",), _QUOTES),
+    "0dc290b8e685": (("=",), _QUOTES),
+    # ArtifactoryDetector: `AKC...`, `AP...`
+    "5d3455a9f0d3": (("AKC",),),
+    "18179d7472e0": (("AP",),),
+    # CloudantDetector: a key word after `cl`, `clou` or `cloudant`; a URL on cloudant.com
+    "32126e884ccf": (("cl",), ("key", "pw", "pass", "token")),
+    "aed550fbd128": (("cl",), ("key", "pw", "pass", "token")),
+    "2fb7cf8120ae": ((".cloudant.com",),),
+    "b9f8e5dbb58f": ((".cloudant.com",),),
+    # IbmCosHmacDetector: `secret_access_key` and its spellings
+    "8dc9ad5623b9": (("secret",), ("key",)),
+    # IbmCloudIamDetector
+    "655a58af3964": (_KEY_WORDS,),
+    # MailchimpDetector: `...-us12`
+    "d5687e015476": (("-us",),),
+    # SoftlayerDetector: a key word after `sl` or `softlayer`; the SOAP API's URL
+    "249a8762e082": (("sl", "softlayer"), _KEY_WORDS),
+    "bf23d3bd436f": (("softlayer",), ("/soap/v3",)),
+    # SquareOAuthDetector
+    "ef73f5dac6f5": (("sq0csp-",),),
 }
 
 
-def _keyword_reader(plugin: Any) -> Callable[[str, str], list[str]] | None:
+def _digest(expression: re.Pattern[str]) -> str:
+    return hashlib.sha256(expression.pattern.encode()).hexdigest()[:12]
+
+
+class _Needs:
+    """Which of the strings that `_NEEDS` names a line holds, as bits; and for each expression
+    listed there, the bits of its groups (at most two: a line may match when it meets both)."""
+
+    def __init__(self, expressions: Iterable[re.Pattern[str]]) -> None:
+        self._bits: dict[tuple[str, bool], int] = {}  # (string, read in lower case) -> bit
+        self._groups: dict[re.Pattern[str], tuple[int, int]] = {}
+        for expression in expressions:
+            need = _NEEDS.get(_digest(expression))
+            if need is not None:
+                ignores_case = bool(expression.flags & re.IGNORECASE)
+                masks = [self._mask_of(group, ignores_case) for group in need] + [-1]
+                self._groups[expression] = (masks[0], masks[1])
+        self._on_line = [(s, bit) for (s, lower), bit in self._bits.items() if not lower]
+        self._on_lower = [(s, bit) for (s, lower), bit in self._bits.items() if lower]
+        self._all_on_lower = sum(bit for _, bit in self._on_lower)
+
+    def _mask_of(self, group: tuple[str, ...], ignores_case: bool) -> int:
+        mask = 0
+        for string in group:
+            key = (string, ignores_case and any(c.isalpha() for c in string))
+            mask |= self._bits.setdefault(key, 1 << len(self._bits))
+        return mask
+
+    def of(self, line: str) -> int:
+        mask = 0
+        for string, bit in self._on_line:
+            if string in line:
+                mask |= bit
+        if line.isascii():
+            lower = line.lower()
+            for string, bit in self._on_lower:
+                if string in lower:
+                    mask |= bit
+        else:
+            # Ignoring case, an expression reads some other letters as ASCII ones (`ſ` as `s`),
+            # which lower case does not show: those needs are taken as met.
+            mask |= self._all_on_lower
+        return mask
+
+    def may_match(self, expression: re.Pattern[str], mask: int) -> bool:
+        groups = self._groups.get(expression)
+        return groups is None or bool(mask & groups[0] and mask & groups[1])
+
+
+#: What a plugin reports for a line (its file name, the line, the line's `_Needs` mask).
+_Reader = Callable[[str, str, int], list[str]]
+
+
+def _keyword_reader(plugin: Any, needs: _Needs) -> _Reader | None:
     """What the keyword plugin's `analyze_line` reports for a line (the first match of each of
     its expressions for the file's type), without running an expression on a line that lacks
-    what it needs: a `;`, a `:`, a quote. 40% less time on the lines it reads. None when the
-    plugin is not the one this was read against (then `analyze_line` runs)."""
+    what it needs: a `;`, a `:`, a quote. None when the plugin is not the one this was read
+    against (then `analyze_line` runs)."""
     from detect_secrets.plugins import keyword
     from detect_secrets.util.filetype import determine_file_type
 
     if type(plugin) is not keyword.KeywordDetector or plugin.keyword_exclude is not None:
         return None
-    # Each string a need names is a bit; a line's mask says which of them it holds, and an
-    # expression runs when the mask meets each of its groups (at most two).
-    tokens = sorted({t for _, need in _KEYWORD_NEEDS.values() for group in need for t in group})
-    bits = {token: 1 << i for i, token in enumerate(tokens)}
-    everything = (1 << len(tokens)) - 1
-    needs: dict[re.Pattern[str], tuple[int, int]] = {}
-    for name, (digest, need) in _KEYWORD_NEEDS.items():
-        expression = getattr(keyword, name, None)
-        if (
-            isinstance(expression, re.Pattern)
-            and hashlib.sha256(expression.pattern.encode()).hexdigest()[:12] == digest
-        ):
-            masks = [sum(bits[t] for t in group) for group in need] + [everything]
-            needs[expression] = (masks[0], masks[1])
     by_type = keyword.REGEX_BY_FILETYPE
     default = keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
     tables: dict[str, dict[re.Pattern[str], int]] = {}
 
-    def read(filename: str, line: str) -> list[str]:
+    def read(filename: str, line: str, mask: int) -> list[str]:
         table = tables.get(filename)
         if table is None:
             table = tables[filename] = by_type.get(determine_file_type(filename), default)
-        mask = 0
-        for token in tokens:
-            if token in line:
-                mask |= bits[token]
         values: list[str] = []
         for expression, group in table.items():
-            need = needs.get(expression)
-            if need is None or (mask & need[0] and mask & need[1]):
+            if needs.may_match(expression, mask):
                 m = expression.search(line)
                 value = m.group(group) if m is not None else None
                 if value and value not in values:
                     values.append(value)
+        return values
+
+    return read
+
+
+def _regex_reader(plugin: Any, needs: _Needs) -> _Reader | None:
+    """What a provider plugin (a `RegexBasedDetector`: every match of each expression of its
+    `denylist`) reports for a line, without running an expression on a line that lacks what it
+    needs. None for a plugin that reads lines its own way."""
+    from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
+
+    kind = type(plugin)
+    if not (
+        isinstance(plugin, RegexBasedDetector)
+        and kind.analyze_string is RegexBasedDetector.analyze_string
+        and kind.analyze_line is BasePlugin.analyze_line
+    ):
+        return None
+    denylist = tuple(plugin.denylist)
+
+    def read(filename: str, line: str, mask: int) -> list[str]:
+        values: list[str] = []
+        for expression in denylist:
+            if needs.may_match(expression, mask):
+                for match in expression.findall(line):
+                    for value in match if isinstance(match, tuple) else (match,):
+                        if value and value not in values:
+                            values.append(value)
         return values
 
     return read

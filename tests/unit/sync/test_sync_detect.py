@@ -1,8 +1,9 @@
 """Our shortcuts through detect-secrets report what its plugins report.
 
-`DetectSecrets` does not call the keyword and entropy plugins' `analyze_line` on every line: it
-skips expressions a line cannot match and measures entropy only near the limit. These tests run
-the plugins themselves beside the shortcuts, on generated lines of every shape they read.
+`DetectSecrets` does not call its plugins' `analyze_line` on every line: it skips expressions a
+line cannot match and measures entropy only near the limit. These tests run the plugins
+themselves beside the shortcuts, on generated lines of every shape they read and on one or more
+secrets each provider plugin finds.
 """
 
 from __future__ import annotations
@@ -54,34 +55,110 @@ def plugins() -> dict[str, object]:
     return {type(p).__name__: p for p in DetectSecrets().load()}
 
 
+def reader(plugin: object) -> tuple[detect._Reader, detect._Needs]:
+    needs = detect._Needs(detect._expressions([plugin]))
+    read = detect._keyword_reader(plugin, needs) or detect._regex_reader(plugin, needs)
+    assert read is not None
+    return read, needs
+
+
 def test_keyword_reader_reports_what_the_keyword_plugin_reports(plugins: dict) -> None:
     plugin = plugins["KeywordDetector"]
-    read = detect._keyword_reader(plugin)
-    assert read is not None
+    read, needs = reader(plugin)
     lines = generated_lines(4000)
     differ = [
-        (f, line) for f, line in lines if sorted(read(f, line)) != plugin_values(plugin, f, line)
+        (f, line)
+        for f, line in lines
+        if sorted(read(f, line, needs.of(line))) != plugin_values(plugin, f, line)
     ]
     assert differ == []
     # The generated lines reach every expression, matched and not.
-    assert sum(bool(read(f, line)) for f, line in lines) > 1000
-    assert sum(not read(f, line) for f, line in lines) > 500
+    assert sum(bool(read(f, line, needs.of(line))) for f, line in lines) > 1000
+    assert sum(not read(f, line, needs.of(line)) for f, line in lines) > 500
 
 
 def test_an_expression_changed_upstream_runs_on_every_line(
     plugins: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A digest that no longer matches means the expression is no longer the one read: what it
-    # needs is unknown, so nothing is skipped (here: the `;` the last one needs, wrongly dropped).
-    needs = dict(detect._KEYWORD_NEEDS)
-    name = "FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX"
-    needs[name] = ("000000000000", (("#",),))
-    monkeypatch.setattr(detect, "_KEYWORD_NEEDS", needs)
+    # needs is unknown, so nothing is skipped (here: the `;` the last one needs, wrongly kept
+    # under an old digest and replaced by `#`).
+    from detect_secrets.plugins import keyword
+
+    semicolon = detect._digest(keyword.FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX)
+    needs = dict(detect._NEEDS)
+    needs["000000000000"] = (("#",),)
+    del needs[semicolon]
+    monkeypatch.setattr(detect, "_NEEDS", needs)
     plugin = plugins["KeywordDetector"]
-    read = detect._keyword_reader(plugin)
-    assert read is not None
+    read, line_needs = reader(plugin)
     line = 'private_key "hunter2";'
-    assert read("x.py", line) == plugin_values(plugin, "x.py", line) == ["hunter2"]
+    found = read("x.py", line, line_needs.of(line))
+    assert found == plugin_values(plugin, "x.py", line) == ["hunter2"]
+
+
+def every_need_is_listed(plugins: dict) -> None:
+    expressions = detect._expressions(list(plugins.values()))
+    assert {detect._digest(e) for e in expressions} >= set(detect._NEEDS)
+
+
+HEX = "0123456789abcdef"
+
+
+def provider_lines(seed: int = 11) -> list[str]:
+    """Secrets each provider plugin finds, in several spellings and surroundings."""
+    rng = random.Random(seed)
+
+    def run(chars: str, n: int) -> str:
+        return "".join(rng.choice(chars) for _ in range(n))
+
+    lower36 = string.ascii_lowercase + string.digits
+    word = string.ascii_letters + string.digits + "_-"
+    secrets = [
+        f'x = "AKC{run(string.ascii_letters, 20)}"',
+        f"token: AP3{run(string.ascii_letters + string.digits, 12)} ",
+        f'cloudant_password = "{run(HEX, 64)}"',
+        f"cl_key: {run(string.ascii_lowercase, 24)}",
+        f"clou-api-token => '{run(HEX, 64)}'",
+        f"https://admin:{run(HEX, 64)}@acct-1.cloudant.com/db",
+        f"url = https://admin:{run(string.ascii_lowercase, 24)}@acct.cloudant.com",
+        f'ibm_cos_hmac_secret_access_key = "{run(HEX, 48)}"',
+        f"cos-secret-key: {run(HEX, 48)}",
+        f"ibm_cloud_iam_api_key: {run(word, 44)}",
+        f'"iam_token" = "{run(word, 44)}"',
+        f"mc = {run(lower36, 32)}-us12",
+        f"softlayer_api_key = {run(lower36, 64)}",
+        f"sl-pwd: '{run(lower36, 64)}'",
+        f"https://api.softlayer.com/soap/v3.1/{run(lower36, 64)}",
+        f"sq = sq0csp-{run(word, 43)}",
+        f"MTk{run(word, 21)}.{run(word, 6)}.{run(word, 27)}",
+    ]
+    out = []
+    for line in secrets:
+        out += [line, line.upper(), f"  {line};", f"ſ {line}", line.replace("_", "-")]
+    # And near misses: the words without the shapes, the shapes without the words.
+    out += [f"key = {run(lower36, 64)}", f"sl = {run(HEX, 10)}", "AP = 1", "-us1", "cl: ok"]
+    return out
+
+
+def test_provider_readers_report_what_the_provider_plugins_report(plugins: dict) -> None:
+    every_need_is_listed(plugins)
+    lines = provider_lines() + [line for _, line in generated_lines(1000)]
+    checked = 0
+    for name, plugin in plugins.items():
+        if not getattr(plugin, "denylist", None):
+            continue
+        read, needs = reader(plugin)
+        differ = [
+            line
+            for line in lines
+            if sorted(read("x.py", line, needs.of(line))) != plugin_values(plugin, "x.py", line)
+        ]
+        assert differ == [], name
+        # Each provider's own secrets are among the lines, found both ways.
+        assert any(plugin_values(plugin, "x.py", line) for line in lines), name
+        checked += 1
+    assert checked >= 8
 
 
 def test_entropy_shortcut_reports_what_the_entropy_plugins_report(plugins: dict) -> None:
