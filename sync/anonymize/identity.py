@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
+
+from sync.anonymize.literals import literal_positions
 
 __all__ = ["COMMON_ACCOUNTS", "Identity", "IdentityPlan", "IdentityScrubber"]
 
@@ -52,17 +55,25 @@ _HOME_WINDOWS = re.compile(
     r"[A-Za-z]:[\\/]+(?:Users|Documents and Settings)[\\/]+[^\\/\s\"'`<>:;,)\]]+"
 )
 _HOME_ANCHORS = ("/home/", "/Users/", "/root", "Users\\", "Users/", "Documents and Settings")
+#: What the plan looks for in an episode's text, in one pass.
+_find_hints = literal_positions((*_HOME_ANCHORS, "@", "::"))
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
-def _maybe_ipv6(text: str) -> bool:
-    """A `::` with a digit next to it, or a run of full groups. `std::io` and `a::b` are not."""
-    at = text.find("::")
-    while at >= 0:
-        if any(c.isdigit() for c in text[max(0, at - 4) : at + 6]):
+def _maybe_ipv6(text: str, double_colons: Iterable[int] | None = None) -> bool:
+    """A `::` with a digit next to it, or a run of full groups. `std::io` and `a::b` are not.
+    `double_colons`: where each `::` stands, when known."""
+    for at in _occurrences(text, "::") if double_colons is None else double_colons:
+        if any(map(str.isdigit, text[max(0, at - 4) : at + 6])):
             return True
-        at = text.find("::", at + 2)
     return _IPV6_FULL_HINT.search(text) is not None
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + len(word))
 
 
 def _home(m: re.Match[str]) -> str:
@@ -134,12 +145,14 @@ class IdentityScrubber:
     def plan(self, text: str, roots: Iterable[str] = ()) -> IdentityPlan:
         """Which steps can change anything in `text` (all of an episode's text at once)."""
         lower = text.lower() if self._words is not None else ""
+        hits = _find_hints(text)
+        present = {word for word, _ in hits}
         return IdentityPlan(
             roots=tuple(r for r in roots if r and len(r) > 1),
-            home=any(a in text for a in _HOME_ANCHORS),
-            email="@" in text,
+            home=not present.isdisjoint(_HOME_ANCHORS),
+            email="@" in present,
             ipv4=_IPV4_HINT.search(text) is not None,
-            ipv6=_maybe_ipv6(text),
+            ipv6=_maybe_ipv6(text, [at for word, at in hits if word == "::"]),
             words=self._words is not None and any(w in lower for w in self._word_lower),
         )
 
@@ -174,8 +187,9 @@ class IdentityScrubber:
         return text
 
 
-@dataclass(frozen=True, slots=True)
-class IdentityPlan:
+class IdentityPlan(NamedTuple):
+    """Which scrubbing steps can change anything in a body of text (see `IdentityScrubber.plan`)."""
+
     roots: tuple[str, ...] = ()
     home: bool = False
     email: bool = False

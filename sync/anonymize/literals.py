@@ -1,0 +1,74 @@
+"""Finding many literal strings in a text in one pass: which occur, or where each occurrence
+starts. An Aho-Corasick automaton (ahocorasick-rs) does it 10x faster than testing each literal
+in turn, which is the fallback when the automaton cannot be loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+__all__ = ["literal_finder", "literal_positions"]
+
+
+def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str, int]]]:
+    """A function giving each occurrence of one of `literals` in a text, and where it starts
+    (overlapping ones included), in one pass as `literal_finder`."""
+    words = list(literals)
+    search = _automaton(words, positions=True)
+    if search is None:  # pragma: no cover - see literal_finder
+        return lambda text: sorted(
+            ((w, at) for w in words for at in _occurrences(text, w)), key=lambda h: h[1]
+        )
+    return lambda text: [(words[i], at) for i, at, _ in search(text)]
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
+
+
+def literal_finder(literals: Sequence[str]) -> Callable[[str], set[str]]:
+    """A function giving which of `literals` occur in a text. One pass over the text with an
+    Aho-Corasick automaton (ahocorasick-rs) where it is installed: 10x faster than testing each
+    literal in turn, which is the fallback."""
+    words = list(literals)
+    search = _automaton(words, positions=False)
+    if search is None:  # pragma: no cover - the dependency is declared; this keeps a broken
+        # install working, only slower.
+        return lambda text: {w for w in words if w in text}
+    return lambda text: {words[i] for i, _, _ in search(text)}
+
+
+def _automaton(
+    words: list[str], *, positions: bool
+) -> Callable[[str], list[tuple[int, int, int]]] | None:
+    """Every (word's index, start, end) in a text, overlapping ones included; offsets are
+    characters when `positions`, else meaningless. None without ahocorasick-rs."""
+    try:
+        from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+    except ImportError:  # pragma: no cover
+        return None
+    if not words:
+        return lambda text: []
+    on_bytes = BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words])
+    if not positions:
+        return lambda text: on_bytes.find_matches_as_indexes(
+            text.encode("utf-8", "surrogatepass"), overlapping=True
+        )
+    on_text = AhoCorasick(words)
+
+    def search(text: str) -> list[tuple[int, int, int]]:
+        # The automaton on text maps each byte offset to a character offset (an array as long as
+        # the text, built on every call); in ASCII text, most of it, they are the same.
+        if text.isascii():
+            return on_bytes.find_matches_as_indexes(text.encode("ascii"), overlapping=True)
+        try:
+            return on_text.find_matches_as_indexes(text, overlapping=True)
+        except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): no UTF-8 for it
+            found = [
+                (i, at, at + len(w)) for i, w in enumerate(words) for at in _occurrences(text, w)
+            ]
+            return sorted(found, key=lambda m: (m[2], m[1]))
+
+    return search
