@@ -256,11 +256,19 @@ class DetectSecrets:
         self._cache[key] = result
         return result
 
-    def find(self, text: str, hint: str) -> list[tuple[int, int, str]]:
-        """(start, end, kind) spans in `text`, each widened to the whole token it sits in."""
+    def find(
+        self, text: str, hint: str, lines: tuple[str, ...] | None = None
+    ) -> list[tuple[int, int, str]]:
+        """(start, end, kind) spans in `text`, each widened to the whole token it sits in.
+        `lines`: `detect_lines` of a text holding this one, when known: the lines of this text
+        to read are those of them it holds as whole lines."""
         spans: list[tuple[int, int, str]] = []
-        quoted = _quoted_runs(text)
-        for start, end in _candidate_lines(text, quoted):
+        if lines is None:
+            quoted = _quoted_runs(text)
+            places = _candidate_lines(text, quoted)
+        else:
+            places, quoted = _places(text, lines)
+        for start, end in places:
             line = text[start:end]
             for kind, value in self.scan_line(line.rstrip("\r"), hint):
                 at = line.find(value)
@@ -273,6 +281,28 @@ class DetectSecrets:
         # a secret whatever surrounds it.
         spans.extend((a, b, "high_entropy") for _, a, b, _, over in quoted if over)
         return spans
+
+
+def _places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[_Quoted]]:
+    """Where `text` holds each of `lines` as a whole line (a line's candidacy depends on its
+    content alone), and the quoted runs of those lines, in the order `_quoted_runs(text)` gives
+    them (every double-quoted one, then every single-quoted one)."""
+    found: set[tuple[int, int]] = set()
+    for line in lines:
+        at = text.find(line)
+        while at >= 0:
+            end = at + len(line)
+            if (at == 0 or text[at - 1] == "\n") and (end == len(text) or text[end] == "\n"):
+                found.add((at, end))
+            at = text.find(line, at + 1)
+    places = sorted(found)
+    quoted = [
+        (q + start, a + start, b + start, gate, over)
+        for start, end in places
+        for q, a, b, gate, over in _quoted_runs(text[start:end])
+    ]
+    quoted.sort(key=lambda q: (text[q[0]] != '"', q[0]))
+    return places, quoted
 
 
 _KEYWORD_GATE, _QUOTE_GATE = "keyword", "quote"

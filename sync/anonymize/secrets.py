@@ -133,7 +133,7 @@ class SecretScanner:
             and self.detect_secrets is not None
             and any(line in text for line in plan.detect_secrets)
         ):
-            spans.extend(self.detect_secrets.find(text, hint))
+            spans.extend(self.detect_secrets.find(text, hint, plan.detect_secrets))
         if not spans:
             return []
         spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
