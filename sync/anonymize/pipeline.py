@@ -270,9 +270,6 @@ class Anonymizer:
         return Projection(out, tuple(reasons), state.secrets, excluded, serialized)
 
     def _proposal(self, p: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
-        def text(value: str | None, hint: str) -> str | None:
-            return self._text(value, hint, state)
-
         def scrub_name(name: str) -> str:
             return self._text(name, "", state) or ""
 
@@ -285,21 +282,23 @@ class Anonymizer:
             file = self.paths.path(path, hash_file_name=False, scrub=scrub_name)
         else:
             file = scrub_name(path)
-        out: dict[str, Any] = {
-            "id": p.get("id"),
-            "file": file,
-            "language": language_of(path),
-            **dict(zip(_PROPOSAL_PLAIN, plain, strict=True)),
-            "hunk_count": len(p.get("hunks") or []),
-        }
-        if level.carries_text:
+        hunks = p.get("hunks") or []
+        out: dict[str, Any] = dict(
+            zip(
+                _PROPOSAL_OUT,
+                (p.get("id"), file, language_of(path), *plain, len(hunks)),
+                strict=True,
+            )
+        )
+        if level is not Level.METRICS:
+            text = self._text
             out["hunks"] = [
                 {
-                    "old_text": text(h.get("old_text"), path),
-                    "new_text": text(h.get("new_text"), path),
+                    "old_text": text(h.get("old_text"), path, state),
+                    "new_text": text(h.get("new_text"), path, state),
                     "status": h.get("status"),
                 }
-                for h in p.get("hunks") or []
+                for h in hunks
             ]
         # Checkpoints hold only what our own code writes: window labels, times, measures.
         out["checkpoints"] = [_checkpoint(c) for c in p.get("checkpoints") or ()]
@@ -456,6 +455,8 @@ _TEST_RUN_PLAIN = (
     "status", "link", "results_from",
 )  # fmt: skip
 _PROPOSAL_FIELDS = frozenset({"id", "file", "hunks", "checkpoints", *_PROPOSAL_PLAIN})
+#: A shared proposal's first fields, in order (then its hunks and checkpoints).
+_PROPOSAL_OUT = ("id", "file", "language", *_PROPOSAL_PLAIN, "hunk_count")
 _TEST_RUN_FIELDS = frozenset(
     {"id", "command", "name", "failing_ids", "runner", "cwd", "report", *_TEST_RUN_PLAIN}
 )
