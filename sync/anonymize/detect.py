@@ -160,7 +160,6 @@ class DetectSecrets:
 
     def __init__(self, cache_size: int = 200_000) -> None:
         self._plugins: list[Any] | None = None
-        self._filters: list[Any] = []
         self._gates: list[str | None] = []
         self._is_indirect_reference: Callable[[str], bool] = lambda line: False
         self._needs = _Needs(())
@@ -260,8 +259,8 @@ class DetectSecrets:
         self, text: str, hint: str, lines: tuple[str, ...] | None = None
     ) -> list[tuple[int, int, str]]:
         """(start, end, kind) spans in `text`, each widened to the whole token it sits in.
-        `lines`: `detect_lines` of a text holding this one, when known: the lines of this text
-        to read are those of them it holds as whole lines."""
+        `lines`: `detect_lines` of texts joined by newlines, this one among them, when known:
+        the lines of this text to read are those of them it holds as whole lines."""
         spans: list[tuple[int, int, str]] = []
         if lines is None:
             quoted = _quoted_runs(text)
@@ -284,24 +283,21 @@ class DetectSecrets:
 
 
 def _places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[_Quoted]]:
-    """Where `text` holds each of `lines` as a whole line (a line's candidacy depends on its
-    content alone), and the quoted runs of those lines, in the order `_quoted_runs(text)` gives
-    them (every double-quoted one, then every single-quoted one)."""
-    found: set[tuple[int, int]] = set()
-    for line in lines:
-        at = text.find(line)
-        while at >= 0:
-            end = at + len(line)
-            if (at == 0 or text[at - 1] == "\n") and (end == len(text) or text[end] == "\n"):
-                found.add((at, end))
-            at = text.find(line, at + 1)
-    places = sorted(found)
+    """Where `text` holds one of `lines` as a whole line (whether a line is a candidate depends
+    on its content alone), and the quoted runs of those lines."""
+    wanted = set(lines)
+    places = []
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        if line in wanted:
+            places.append((start, end))
+        start = end + 1
     quoted = [
         (q + start, a + start, b + start, gate, over)
         for start, end in places
         for q, a, b, gate, over in _quoted_runs(text[start:end])
     ]
-    quoted.sort(key=lambda q: (text[q[0]] != '"', q[0]))
     return places, quoted
 
 
@@ -364,7 +360,7 @@ def _high_entropy_values(plugin: Any, line: str) -> list[str]:
 # expression's text as read at detect-secrets 1.5 (plugins/keyword.py and the provider plugins):
 # an expression not listed, or whose text changed, runs on every line.
 _QUOTES = ("'", '"', "`")
-_KEY_WORDS = ("key", "pwd", "pass", "token")
+_CREDENTIAL_WORDS = ("key", "pwd", "pass", "token")
 _NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
     # KeywordDetector: FOLLOWED_BY_COLON_EQUAL_SIGNS_REGEX, FOLLOWED_BY_COLON_REGEX,
     # FOLLOWED_BY_COLON_QUOTES_REQUIRED_REGEX,
@@ -394,11 +390,11 @@ _NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
     # IbmCosHmacDetector: `secret_access_key` and its spellings
     "8dc9ad5623b9": (("secret",), ("key",)),
     # IbmCloudIamDetector
-    "655a58af3964": (_KEY_WORDS,),
+    "655a58af3964": (_CREDENTIAL_WORDS,),
     # MailchimpDetector: `...-us12`
     "d5687e015476": (("-us",),),
     # SoftlayerDetector: a key word after `sl` or `softlayer`; the SOAP API's URL
-    "249a8762e082": (("sl", "softlayer"), _KEY_WORDS),
+    "249a8762e082": (("sl", "softlayer"), _CREDENTIAL_WORDS),
     "bf23d3bd436f": (("softlayer",), ("/soap/v3",)),
     # SquareOAuthDetector
     "ef73f5dac6f5": (("sq0csp-",),),
@@ -419,6 +415,8 @@ class _Needs:
         for expression in expressions:
             need = _NEEDS.get(_digest(expression))
             if need is not None:
+                if not 1 <= len(need) <= 2:
+                    raise ValueError(f"a need has one or two groups: {need}")
                 ignores_case = bool(expression.flags & re.IGNORECASE)
                 masks = [self._mask_of(group, ignores_case) for group in need] + [-1]
                 self._groups[expression] = (masks[0], masks[1])

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sync.anonymize.literals import literal_positions
+from sync.anonymize.literals import literal_positions, occurrences
 
 __all__ = ["COMMON_ACCOUNTS", "Identity", "IdentityPlan", "IdentityScrubber"]
 
@@ -63,17 +63,10 @@ _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 def _maybe_ipv6(text: str, double_colons: Iterable[int] | None = None) -> bool:
     """A `::` with a digit next to it, or a run of full groups. `std::io` and `a::b` are not.
     `double_colons`: where each `::` stands, when known."""
-    for at in _occurrences(text, "::") if double_colons is None else double_colons:
+    for at in occurrences(text, "::") if double_colons is None else double_colons:
         if any(map(str.isdigit, text[max(0, at - 4) : at + 6])):
             return True
     return _IPV6_FULL_HINT.search(text) is not None
-
-
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + len(word))
 
 
 def _home(m: re.Match[str]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["literal_finder", "literal_positions"]
+__all__ = ["literal_finder", "literal_positions", "occurrences"]
 
 
 def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str, int]]]:
@@ -16,12 +16,13 @@ def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str
     search = _automaton(words, positions=True)
     if search is None:  # pragma: no cover - see literal_finder
         return lambda text: sorted(
-            ((w, at) for w in words for at in _occurrences(text, w)), key=lambda h: h[1]
+            ((w, at) for w in words for at in occurrences(text, w)), key=lambda h: h[1]
         )
     return lambda text: [(words[i], at) for i, at, _ in search(text)]
 
 
-def _occurrences(text: str, word: str) -> Iterator[int]:
+def occurrences(text: str, word: str) -> Iterator[int]:
+    """Where each occurrence of `word` starts, overlapping ones included."""
     at = text.find(word)
     while at >= 0:
         yield at
@@ -67,7 +68,7 @@ def _automaton(
             return on_text.find_matches_as_indexes(text, overlapping=True)
         except UnicodeEncodeError:  # a lone surrogate (JSON can carry one): no UTF-8 for it
             found = [
-                (i, at, at + len(w)) for i, w in enumerate(words) for at in _occurrences(text, w)
+                (i, at, at + len(w)) for i, w in enumerate(words) for at in occurrences(text, w)
             ]
             return sorted(found, key=lambda m: (m[2], m[1]))
 

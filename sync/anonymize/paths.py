@@ -20,6 +20,7 @@ __all__ = [
     "COMMON_NAMES",
     "PathHasher",
     "always_excluded",
+    "file_name",
     "glob_to_regex",
     "language_of",
     "selected",
@@ -133,6 +134,11 @@ def selected(path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()
     """May this file's edits be uploaded? Never for the always-excluded files; otherwise when
     it matches an include pattern (or there are none) and no exclude pattern."""
     return _selected(path, tuple(include), tuple(exclude))
+
+
+def file_name(path: str) -> str:
+    """The last part of a path, `/` or `\\` separated: what `PathHasher.path` passes to `scrub`."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def language_of(path: str) -> str | None:

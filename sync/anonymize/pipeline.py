@@ -30,7 +30,7 @@ from capture.episodes import EPISODE_SCHEMA
 from sync.anonymize.detect import DetectSecrets
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
 from sync.anonymize.levels import Level
-from sync.anonymize.paths import PathHasher, language_of, selected
+from sync.anonymize.paths import PathHasher, file_name, language_of, selected
 from sync.anonymize.secrets import Plan, SecretScanner, redact
 
 __all__ = [
@@ -318,7 +318,7 @@ class Anonymizer:
             "runner": state.copy(runner) if runner else _runner(r.get("command")),
             **dict(zip(_TEST_RUN_PLAIN, plain, strict=True)),
         }
-        if level.carries_text:
+        if level is not Level.METRICS:
             out["command"] = text(r.get("command"), "")
             out["name"] = text(r.get("name"), "")
             out["failing_ids"] = [text(f, "") for f in r.get("failing_ids") or []]
@@ -499,6 +499,10 @@ def _episode_texts(e: dict[str, Any]) -> list[str]:
             v = p.get(k)
             if type(v) is str:
                 add(v)
+        path = p.get("file")
+        if type(path) is str:
+            # At the redacted level the file name is read as a text of its own.
+            add(file_name(path))
         for h in p.get("hunks") or ():
             for k in ("old_text", "new_text"):
                 v = h.get(k)

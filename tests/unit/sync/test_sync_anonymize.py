@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 
 from hypothesis import given, settings
@@ -292,6 +293,19 @@ def test_a_lone_surrogate_in_a_text_is_carried_and_hides_no_secret() -> None:
         out = dumps(projected)
         assert "hunter22x" not in out and "<SECRET:password:" in out
         assert projected["prompt"] == "token \udc80 here"
+
+
+def test_a_secret_in_a_file_name_is_replaced() -> None:
+    # At the redacted level the file name is read on its own (directories are hashed), so it is
+    # planned as a text of its own: planned only as part of the whole path, the lines
+    # detect-secrets must read in it were not known, and the secret went out.
+    for prompt in ("fix it", "run these:\npwd\nls"):
+        e = episode(prompt=prompt)
+        e["proposals"][0]["file"] = "src/pwd=Hunter2Xyzzy.txt"
+        e["proposals"][0]["hunks"] = []
+        out = project(e, "redacted")
+        assert "Hunter2Xyzzy" not in dumps(out)
+        assert re.fullmatch(r"src/pwd=<SECRET:keyword:[0-9a-f]{8}>", out["proposals"][0]["file"])
 
 
 def test_a_value_found_once_is_replaced_everywhere() -> None:
