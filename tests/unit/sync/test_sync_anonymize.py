@@ -308,6 +308,32 @@ def test_a_secret_in_a_file_name_is_replaced() -> None:
         assert re.fullmatch(r"src/pwd=<SECRET:keyword:[0-9a-f]{8}>", out["proposals"][0]["file"])
 
 
+def test_every_text_read_is_planned_with_its_episode(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Detectors are planned once over an episode's texts joined by newlines; a text read on its
+    # own must be one of them, or the lines detect-secrets must read in it are not known.
+    from sync.anonymize import pipeline
+
+    read: list[str] = []
+    original = pipeline.Anonymizer._text
+
+    def recording(self, value, hint, state):  # type: ignore[no-untyped-def]
+        if value:
+            read.append(value)
+        return original(self, value, hint, state)
+
+    monkeypatch.setattr(pipeline.Anonymizer, "_text", recording)
+    rng = random.Random(5)
+    episodes = [episode()] + [make_episode(rng, i, root=ROOT) for i in range(50)]
+    episodes[1]["proposals"][0]["file"] = "a\\b\\windows name.py"
+    episodes[2]["extra_field"] = {"note": "new text field", "n": 1}
+    for level in ("redacted", "full"):
+        for e in episodes:
+            read.clear()
+            anonymizer().project(e, WorkspacePolicy(Level(level)))
+            planned = set(pipeline._episode_texts(e))
+            assert read and [t for t in read if t not in planned] == [], (level, e["id"])
+
+
 def test_a_value_found_once_is_replaced_everywhere() -> None:
     password = "Zk4mP9qW2xL7"  # nothing about it says "secret" on its own
     e = episode(prompt=f'the password: "{password}"')
