@@ -8,6 +8,11 @@ its keyword plugin looks for (its own list), or a long quoted run of letters and
 entropy plugins could flag. Most lines of code hold neither. Results are cached by (file type,
 line); detect-secrets is imported on first use, never on the hook path.
 
+On the lines it reads, the plugins' own work is cut where the result cannot change: an
+expression runs only on a line holding what it needs to match (`_NEEDS`), and the entropy
+plugins' slow measure is taken only near their limit. Each shortcut is checked against the
+plugin it stands in for (tests/unit/sync/test_sync_detect.py).
+
 Its heuristic filters (templated values, indirect references, UUIDs, sequential strings...) are
 applied as `detect-secrets scan` applies them; a hit is widened to the whole token it sits in,
 because some plugins report only a prefix (the GitHub plugin reports `ghp`).
