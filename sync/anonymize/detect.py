@@ -429,11 +429,13 @@ def _digest(expression: re.Pattern[str]) -> str:
 
 
 class _Needs:
-    """Which of the strings that `_NEEDS` names a line holds, as bits; and for each expression
-    listed there, the bits of its groups (at most two: a line may match when it meets both)."""
+    """Which of the strings that `_NEEDS` names a line holds, as bits; and for each expression,
+    the bits of its groups (two: a line may match when it meets both). Every line has bit 0,
+    the one group of an expression `_NEEDS` does not list."""
 
     def __init__(self, expressions: Iterable[re.Pattern[str]]) -> None:
-        self._bits: dict[tuple[str, bool], int] = {}  # (string, read in lower case) -> bit
+        # (string, read in lower case) -> bit; bit 0 is every line's.
+        self._bits: dict[tuple[str, bool], int] = {("", False): 1}
         self._groups: dict[re.Pattern[str], tuple[int, int]] = {}
         for expression in expressions:
             need = _NEEDS.get(_digest(expression))
@@ -443,7 +445,7 @@ class _Needs:
                 ignores_case = bool(expression.flags & re.IGNORECASE)
                 masks = [self._mask_of(group, ignores_case) for group in need] + [-1]
                 self._groups[expression] = (masks[0], masks[1])
-        self._on_line = [(s, bit) for (s, lower), bit in self._bits.items() if not lower]
+        self._on_line = [(s, bit) for (s, lower), bit in self._bits.items() if s and not lower]
         self._on_lower = [(s, bit) for (s, lower), bit in self._bits.items() if lower]
         self._all_on_lower = sum(bit for _, bit in self._on_lower)
 
@@ -455,7 +457,7 @@ class _Needs:
         return mask
 
     def of(self, line: str) -> int:
-        mask = 0
+        mask = 1
         for string, bit in self._on_line:
             if string in line:
                 mask |= bit
@@ -470,9 +472,8 @@ class _Needs:
             mask |= self._all_on_lower
         return mask
 
-    def may_match(self, expression: re.Pattern[str], mask: int) -> bool:
-        groups = self._groups.get(expression)
-        return groups is None or bool(mask & groups[0] and mask & groups[1])
+    def groups(self, expression: re.Pattern[str]) -> tuple[int, int]:
+        return self._groups.get(expression, (1, 1))
 
 
 #: What a plugin reports for a line (its file name, the line, the line's `_Needs` mask).
@@ -491,15 +492,20 @@ def _keyword_reader(plugin: Any, needs: _Needs) -> _Reader | None:
         return None
     by_type = keyword.REGEX_BY_FILETYPE
     default = keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
-    tables: dict[str, dict[re.Pattern[str], int]] = {}
+    # Per file name: (expression, its group of the secret, the bits of its needs).
+    tables: dict[str, list[tuple[re.Pattern[str], int, int, int]]] = {}
 
     def read(filename: str, line: str, mask: int) -> list[str]:
         table = tables.get(filename)
         if table is None:
-            table = tables[filename] = by_type.get(determine_file_type(filename), default)
+            expressions = by_type.get(determine_file_type(filename), default)
+            table = tables[filename] = [
+                (expression, group, *needs.groups(expression))
+                for expression, group in expressions.items()
+            ]
         values: list[str] = []
-        for expression, group in table.items():
-            if needs.may_match(expression, mask):
+        for expression, group, first, second in table:
+            if mask & first and mask & second:
                 m = expression.search(line)
                 value = m.group(group) if m is not None else None
                 if value and value not in values:
@@ -522,12 +528,12 @@ def _regex_reader(plugin: Any, needs: _Needs) -> _Reader | None:
         and kind.analyze_line is BasePlugin.analyze_line
     ):
         return None
-    denylist = tuple(plugin.denylist)
+    denylist = [(expression, *needs.groups(expression)) for expression in plugin.denylist]
 
     def read(filename: str, line: str, mask: int) -> list[str]:
         values: list[str] = []
-        for expression in denylist:
-            if needs.may_match(expression, mask):
+        for expression, first, second in denylist:
+            if mask & first and mask & second:
                 for match in expression.findall(line):
                     for value in match if isinstance(match, tuple) else (match,):
                         if value and value not in values:
