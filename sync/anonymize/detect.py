@@ -214,8 +214,6 @@ class DetectSecrets:
             self.cache_hits += 1
             return found
         plugins = self.load()
-        from detect_secrets.util.code_snippet import get_code_snippet
-
         self.lines_scanned += 1
         # Placeholders stay in the line (blanking them would make the next word look like a
         # value); hits inside them are dropped by the caller.
@@ -230,7 +228,6 @@ class DetectSecrets:
         if self._is_indirect_reference(line):
             result: tuple[tuple[str, str], ...] = ()
         else:
-            context = get_code_snippet([line], 1)
             mask = self._needs.of(line)
             hits: list[tuple[str, str]] = []
             for plugin, gate, read in zip(plugins, self._gates, self._readers, strict=True):
@@ -241,12 +238,7 @@ class DetectSecrets:
                 elif read is not None:
                     values = read(key[0], line, mask)
                 else:
-                    values = [
-                        secret.secret_value or ""
-                        for secret in plugin.analyze_line(
-                            filename=key[0], line=line, line_number=1, context=context
-                        )
-                    ]
+                    values = _analyzed(plugin, key[0], line)
                 for value in values:
                     if value and not self._is_false_positive(value, line, plugin):
                         kind = (
@@ -304,6 +296,16 @@ def _places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], l
         for q, a, b, gate, over in _quoted_runs(text[start:end])
     ]
     return places, quoted
+
+
+def _analyzed(plugin: Any, filename: str, line: str) -> list[str]:
+    """What a plugin's own `analyze_line` reports (for a plugin no reader stands in for)."""
+    from detect_secrets.util.code_snippet import get_code_snippet
+
+    found = plugin.analyze_line(
+        filename=filename, line=line, line_number=1, context=get_code_snippet([line], 1)
+    )
+    return [secret.secret_value or "" for secret in found]
 
 
 _KEYWORD_GATE, _QUOTE_GATE = "keyword", "quote"
