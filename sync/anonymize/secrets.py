@@ -69,6 +69,11 @@ class SecretScanner:
         self._anchors = tuple(sorted(anchors))
         self._probes = tuple(sorted({p for r in self.tokens for p in r.probes}))
         self._find_probes = literal_finder(self._probes)
+        # Probe -> the token rules it starts, by their place in `tokens` (kept in that order).
+        self._rules_of: dict[str, list[int]] = {}
+        for i, rule in enumerate(self.tokens):
+            for probe in rule.probes:
+                self._rules_of.setdefault(probe, []).append(i)
         self._anchor_hits = literal_positions(self._anchors)
 
     def plan(self, text: str) -> Plan:
@@ -77,13 +82,10 @@ class SecretScanner:
         are searched in the whole text, keyword rules at every anchor, which is where `find`
         tries them too."""
         probes = self._find_probes(text)
-        tokens = (
-            tuple(
-                r for r in self.tokens if not probes.isdisjoint(r.probes) and r.pattern.search(text)
-            )
-            if probes
-            else ()
-        )
+        tokens: tuple[Rule, ...] = ()
+        if probes:
+            started = sorted({i for probe in probes for i in self._rules_of[probe]})
+            tokens = tuple(self.tokens[i] for i in started if self.tokens[i].pattern.search(text))
         lower = lower_keeping_offsets(text)
         hits = self._anchor_hits(lower)
         present = {word for word, _ in hits}
