@@ -1,20 +1,21 @@
-"""Finding many literal strings in a text in one pass: which occur, or where each occurrence
-starts. An Aho-Corasick automaton (ahocorasick-rs) does it 10x faster than testing each literal
-in turn, which is the fallback when the automaton cannot be loaded."""
+"""Finding many literal strings in a text in one pass, and where each occurrence starts. An
+Aho-Corasick automaton (ahocorasick-rs) does it 10x faster than searching for each literal in
+turn, which is the fallback when the automaton cannot be loaded."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["literal_finder", "literal_positions", "occurrences"]
+__all__ = ["literal_positions", "occurrences"]
 
 
 def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str, int]]]:
     """A function giving each occurrence of one of `literals` in a text, and where it starts
-    (overlapping ones included), in one pass as `literal_finder`."""
+    (overlapping ones included)."""
     words = list(literals)
-    search = _automaton(words, positions=True)
-    if search is None:  # pragma: no cover - see literal_finder
+    search = _automaton(words)
+    if search is None:  # pragma: no cover - the dependency is declared; this keeps a broken
+        # install working, only slower.
         return lambda text: sorted(
             ((w, at) for w in words for at in occurrences(text, w)), key=lambda h: h[1]
         )
@@ -29,23 +30,9 @@ def occurrences(text: str, word: str) -> Iterator[int]:
         at = text.find(word, at + 1)
 
 
-def literal_finder(literals: Sequence[str]) -> Callable[[str], set[str]]:
-    """A function giving which of `literals` occur in a text. One pass over the text with an
-    Aho-Corasick automaton (ahocorasick-rs) where it is installed: 10x faster than testing each
-    literal in turn, which is the fallback."""
-    words = list(literals)
-    search = _automaton(words, positions=False)
-    if search is None:  # pragma: no cover - the dependency is declared; this keeps a broken
-        # install working, only slower.
-        return lambda text: {w for w in words if w in text}
-    return lambda text: {words[i] for i, _, _ in search(text)}
-
-
-def _automaton(
-    words: list[str], *, positions: bool
-) -> Callable[[str], list[tuple[int, int, int]]] | None:
-    """Every (word's index, start, end) in a text, overlapping ones included; offsets are
-    characters when `positions`, else meaningless. None without ahocorasick-rs."""
+def _automaton(words: list[str]) -> Callable[[str], list[tuple[int, int, int]]] | None:
+    """Every (word's index, start, end) in a text, overlapping ones included, in characters.
+    None without ahocorasick-rs."""
     try:
         from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
     except ImportError:  # pragma: no cover
@@ -53,10 +40,6 @@ def _automaton(
     if not words:
         return lambda text: []
     on_bytes = BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words])
-    if not positions:
-        return lambda text: on_bytes.find_matches_as_indexes(
-            text.encode("utf-8", "surrogatepass"), overlapping=True
-        )
     on_text = AhoCorasick(words)
 
     def search(text: str) -> list[tuple[int, int, int]]:

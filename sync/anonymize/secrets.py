@@ -18,7 +18,7 @@ from sync.anonymize.detect import (
     lower_keeping_offsets,
 )
 from sync.anonymize.keyed import hmac_sha256
-from sync.anonymize.literals import literal_finder, literal_positions
+from sync.anonymize.literals import literal_positions
 from sync.anonymize.secret_rules import RULES, Rule
 
 __all__ = [
@@ -67,13 +67,14 @@ class SecretScanner:
         if detect_secrets is not None:
             anchors.update(DETECT_ANCHORS)
         self._anchors = tuple(sorted(anchors))
-        self._probes = tuple(sorted({p for r in self.tokens for p in r.probes}))
-        self._find_probes = literal_finder(self._probes)
-        # Probe -> the token rules it starts, by their place in `tokens` (kept in that order).
-        self._rules_of: dict[str, list[int]] = {}
+        # A plan finds the anchors and the token rules' probes in one pass over the lower-cased
+        # text: a probe in the text is in the lower-cased text too, and each rule it may start
+        # is then searched in the text as it is.
+        self._rules_of: dict[str, list[int]] = {}  # lower-cased probe -> rules, by place
         for i, rule in enumerate(self.tokens):
             for probe in rule.probes:
-                self._rules_of.setdefault(probe, []).append(i)
+                self._rules_of.setdefault(probe.lower(), []).append(i)
+        self._literal_hits = literal_positions(sorted(anchors | set(self._rules_of)))
         self._anchor_hits = literal_positions(self._anchors)
 
     def plan(self, text: str) -> Plan:
@@ -81,14 +82,12 @@ class SecretScanner:
         joined by newlines, a detector left out cannot match in any one of its texts: token rules
         are searched in the whole text, keyword rules at every anchor, which is where `find`
         tries them too."""
-        probes = self._find_probes(text)
-        tokens: tuple[Rule, ...] = ()
-        if probes:
-            started = sorted({i for probe in probes for i in self._rules_of[probe]})
-            tokens = tuple(self.tokens[i] for i in started if self.tokens[i].pattern.search(text))
         lower = lower_keeping_offsets(text)
-        hits = self._anchor_hits(lower)
+        hits = self._literal_hits(lower)
         present = {word for word, _ in hits}
+        rules_of = self._rules_of
+        started = sorted({i for word in present if word in rules_of for i in rules_of[word]})
+        tokens = tuple(self.tokens[i] for i in started if self.tokens[i].pattern.search(text))
         keywords = (
             tuple(
                 r
@@ -96,7 +95,7 @@ class SecretScanner:
                 if not present.isdisjoint(r.anchors)
                 and next(_keyword_spans(r, text, lower, hits), None) is not None
             )
-            if hits
+            if present
             else ()
         )
         detect = detect_lines(text, lower, hits) if self.detect_secrets is not None else ()
