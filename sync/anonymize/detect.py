@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from sync.anonymize.literals import occurrences
+
 __all__ = [
     "DETECT_ANCHORS",
     "DetectSecrets",
@@ -582,24 +584,17 @@ def _candidate_lines(
     lines: set[tuple[int, int]] = set()
     blank = _without_placeholders(lower_keeping_offsets(text) if lower is None else lower)
     if hits is None:
-        for anchor in DETECT_ANCHORS:
-            at = blank.find(anchor)
-            while at >= 0:
-                start, end = _line_at(blank, at)
-                if _KEYWORD.search(blank, start, end):
-                    lines.add((start, end))
-                at = blank.find(anchor, end)
-    else:
-        read: set[int] = set()
-        for word, at in hits:
-            # An anchor inside a placeholder was blanked: not a word of the line.
-            if word not in _DETECT_ANCHOR_SET or not blank.startswith(word, at):
-                continue
-            start, end = _line_at(blank, at)
-            if start not in read:
-                read.add(start)
-                if _KEYWORD.search(blank, start, end):
-                    lines.add((start, end))
+        hits = [(word, at) for word in DETECT_ANCHORS for at in occurrences(blank, word)]
+    read: set[int] = set()  # starts of the lines already read
+    for word, at in hits:
+        # An anchor inside a placeholder was blanked: not a word of the line.
+        if word not in _DETECT_ANCHOR_SET or not blank.startswith(word, at):
+            continue
+        start, end = _line_at(blank, at)
+        if start not in read:
+            read.add(start)
+            if _KEYWORD.search(blank, start, end):
+                lines.add((start, end))
     for q in _quoted_runs(text) if quoted is None else quoted:
         lines.add(_line_at(text, q[0]))
     return sorted(lines)

@@ -7,7 +7,6 @@ same name always gives the same digits, so a team still sees that two edits touc
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -142,7 +141,7 @@ def file_name(path: str) -> str:
 
 
 def language_of(path: str) -> str | None:
-    name = posixpath.basename(path.replace("\\", "/"))
+    name = file_name(path)
     if name in _NAMED_LANGUAGES:
         return _NAMED_LANGUAGES[name]
     dot = name.rfind(".")

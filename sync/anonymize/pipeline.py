@@ -290,7 +290,7 @@ class Anonymizer:
                 strict=True,
             )
         )
-        if level is not Level.METRICS:
+        if level.carries_text:
             text = self._text
             out["hunks"] = [
                 {
@@ -318,7 +318,7 @@ class Anonymizer:
             "runner": state.copy(runner) if runner else _runner(r.get("command")),
             **dict(zip(_TEST_RUN_PLAIN, plain, strict=True)),
         }
-        if level is not Level.METRICS:
+        if level.carries_text:
             out["command"] = text(r.get("command"), "")
             out["name"] = text(r.get("name"), "")
             out["failing_ids"] = [text(f, "") for f in r.get("failing_ids") or []]

@@ -66,7 +66,6 @@ class SecretScanner:
         anchors = {a for r in self.keywords for a in r.anchors}
         if detect_secrets is not None:
             anchors.update(DETECT_ANCHORS)
-        self._anchors = tuple(sorted(anchors))
         # A plan finds the anchors and the token rules' probes in one pass over the lower-cased
         # text: a probe in the text is in the lower-cased text too, and each rule it may start
         # is then searched in the text as it is.
@@ -75,7 +74,6 @@ class SecretScanner:
             for probe in rule.probes:
                 self._rules_of.setdefault(probe.lower(), []).append(i)
         self._literal_hits = literal_positions(sorted(anchors | set(self._rules_of)))
-        self._anchor_hits = literal_positions(self._anchors)
 
     def plan(self, text: str) -> Plan:
         """The detectors that match somewhere in `text`. Planned over all of an episode's text
@@ -126,7 +124,7 @@ class SecretScanner:
                     spans.append((*span, rule.kind))
         if plan.keywords:
             lower = lower_keeping_offsets(text)
-            hits = self._anchor_hits(lower)
+            hits = self._literal_hits(lower)
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower, hits))
         if (
@@ -146,19 +144,15 @@ class SecretScanner:
 def _keyword_spans(
     rule: Rule, text: str, lower: str, hits: list[tuple[str, int]]
 ) -> Iterator[tuple[int, int, str]]:
-    """The rule's matches, tried at each of its anchors (`hits`: every anchor and where it
-    stands in `lower`) and kept within the anchor's line."""
+    """The rule's matches, tried at each of its anchors (`hits`: literals and where they stand
+    in `lower`, the rule's anchors among them) and kept within the anchor's line."""
     # `lower` keeps `text`'s offsets, so an anchor found in one stands at the same place in both.
     subject = lower if rule.on_lower else text
-    ends: dict[int, int] = {}
     for word, at in hits:
         if word not in rule.anchors:
             continue
-        end = ends.get(at)
-        if end is None:
-            end = lower.find("\n", at)
-            end = ends[at] = len(lower) if end < 0 else end
-        m = rule.pattern.match(subject, at, end)
+        end = lower.find("\n", at)
+        m = rule.pattern.match(subject, at, len(lower) if end < 0 else end)
         if m is not None:
             a, b = m.span(rule.group)
             if b > a:

@@ -97,7 +97,7 @@ def test_an_expression_changed_upstream_runs_on_every_line(
     assert found == plugin_values(plugin, "x.py", line) == ["hunter2"]
 
 
-def every_need_is_listed(plugins: dict) -> None:
+def assert_every_need_is_listed(plugins: dict) -> None:
     expressions = detect._expressions(list(plugins.values()))
     assert {detect._digest(e) for e in expressions} >= set(detect._NEEDS)
 
@@ -142,7 +142,7 @@ def provider_lines(seed: int = 11) -> list[str]:
 
 
 def test_provider_readers_report_what_the_provider_plugins_report(plugins: dict) -> None:
-    every_need_is_listed(plugins)
+    assert_every_need_is_listed(plugins)
     lines = provider_lines() + [line for _, line in generated_lines(1000)]
     checked = 0
     for name, plugin in plugins.items():
