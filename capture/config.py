@@ -6,9 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from capture.errors import ConfigError
-from capture.paths import Paths, resolve_paths
-from capture.windows import (
+from capture.edits.windows import (
     DEFAULT_LATE,
     DEFAULT_WINDOWS,
     LATE,
@@ -16,6 +14,8 @@ from capture.windows import (
     parse_duration,
     parse_windows,
 )
+from capture.errors import ConfigError
+from capture.paths import Paths, resolve_paths
 
 __all__ = ["Config", "load_config"]
 
@@ -30,10 +30,10 @@ class Config:
     late: Window = DEFAULT_LATE
     episode_gap: float = DEFAULT_EPISODE_GAP
     event_retention_days: float = 30.0
-    #: the user's own test command patterns (regular expressions), see capture.testcommands
+    #: the user's own test command patterns (regular expressions), see capture.testruns.commands
     test_commands: tuple[str, ...] = ()
     #: Globs (relative to the workspace) where JUnit XML reports appear; None: the defaults
-    #: in capture.reports.
+    #: in capture.testruns.junit_files.
     junit_reports: tuple[str, ...] | None = None
     #: Whether `capture serve` watches its workspaces' report paths for JUnit reports.
     watch_reports: bool = True

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from capture.locations import capture_dirs
+from capture.dirs import capture_dirs
 
 __all__ = ["Paths", "resolve_paths"]
 

@@ -44,14 +44,14 @@ from pygls.uris import to_fs_path
 
 from capture import __version__
 from capture.config import Config
-from capture.positions import PositionEncoding
+from capture.edits.positions import PositionEncoding
 from server.checkpoints import Checkpoints
 from server.documents import BadParams, Documents
 from server.feature import Feature, NotificationHandler
+from server.junit_reports import ReportWatching
 from server.params import ParamsError
 from server.pickup import Pickup
 from server.proposals import Proposals
-from server.reports import ReportWatching
 from server.stats import Stats
 from server.testruns import TestRuns
 from server.undo import Undo

@@ -6,11 +6,11 @@ their terminators) in blocks, with per-block character counts whose prefix sums 
 lazily: typing on one line touches one string, one block's count and, at the next position
 lookup, a prefix sum over the blocks (a few hundred integers for 20,000 lines).
 
-Positions follow the LSP and :mod:`capture.positions`: ``"\\n"``, ``"\\r\\n"`` and ``"\\r"``
+Positions follow the LSP and :mod:`capture.edits.positions`: ``"\\n"``, ``"\\r\\n"`` and ``"\\r"``
 end lines, ``"\\r\\n"`` counts as one terminator, a column is counted in the negotiated
 encoding's units and clamped the forgiving way editors expect (past the line's end -> its end,
-inside a code point -> its start). The results agree with :class:`capture.positions.LineIndex`,
-which the tests use as the reference.
+inside a code point -> its start). The results agree with
+:class:`capture.edits.positions.LineIndex`, which the tests use as the reference.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from capture.positions import PositionEncoding, split_lines
-from capture.regions import Edit
-from capture.textdiff import diff_edits
+from capture.edits.positions import PositionEncoding, split_lines
+from capture.edits.regions import Edit
+from capture.edits.textdiff import diff_edits
 
 __all__ = ["TextBuffer"]
 

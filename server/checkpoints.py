@@ -15,8 +15,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from capture.config import Config
-from capture.observer import ObserveReport, observe_due
-from capture.store import Store
+from capture.recording.observer import ObserveReport, observe_due
+from capture.store.database import Store
 from server.feature import Feature
 
 if TYPE_CHECKING:

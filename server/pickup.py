@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from capture.store import Store
+from capture.store.database import Store
 from server.stored import StoredProposal, load_live, max_proposal_rowid
 
 __all__ = ["Pickup"]

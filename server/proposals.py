@@ -5,8 +5,8 @@ editor reports it (``capture/proposal``), the editor accepts a shown one
 (``capture/decision``), another process recorded it (the pickup thread), or it was live when
 the server started (the same thread's first read). The store's regions are relative to the
 file's baseline text, so adopting into an open document carries them from that baseline to
-the buffer with :func:`capture.tracking.follow`; from then on every edit moves them through
-the document's :class:`~capture.regions.RegionIndex`.
+the buffer with :func:`capture.edits.tracking.follow`; from then on every edit moves them through
+the document's :class:`~capture.edits.regions.RegionIndex`.
 
 The store learns where the regions are when it needs to: a few seconds after they moved, at
 save, at close, and at each checkpoint, always as a pair (buffer text as the new baseline,
@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 from pygls.uris import to_fs_path
 
 from capture.config import Config
+from capture.edits.hunks import locate
+from capture.edits.regions import Region
+from capture.edits.tracking import TrackedHunk, follow
 from capture.files import read_text, relative_to_workspace
-from capture.hunks import locate
 from capture.model import HunkInput, ProposalInput, State
-from capture.observer import ObserveReport, observe_file
-from capture.recorder import record_proposal
-from capture.regions import Region
-from capture.store import Store
-from capture.tracking import TrackedHunk, follow
+from capture.recording.observer import ObserveReport, observe_file
+from capture.recording.recorder import record_proposal
+from capture.store.database import Store
 from server.documents import Document
 from server.feature import Feature, NotificationHandler
 from server.params import (

@@ -9,7 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from capture.model import Outcome
-from capture.store import Store
+from capture.store.database import Store
 from server.feature import CommandHandler, Feature
 
 if TYPE_CHECKING:

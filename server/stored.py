@@ -12,9 +12,9 @@ import os
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
-from capture.observer import observe_file, tracked_hunks
-from capture.store import Store
-from capture.tracking import TrackedHunk
+from capture.edits.tracking import TrackedHunk
+from capture.recording.observer import observe_file, tracked_hunks
+from capture.store.database import Store
 
 __all__ = ["StoredProposal", "load_live", "max_proposal_rowid", "sync_text"]
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from pygls.uris import to_fs_path
 
 from capture.model import TestRunInput
-from capture.recorder import record_test_run
-from capture.store import Store
+from capture.recording.recorder import record_test_run
+from capture.store.database import Store
 from server.feature import Feature, NotificationHandler
 from server.params import parse_test_run
 from server.workspaces import resolve, workspace_root

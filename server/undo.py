@@ -12,7 +12,7 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from capture.store import Store
+from capture.store.database import Store
 from server.feature import Feature, NotificationHandler
 from server.params import parse_undo
 from server.proposals import LiveProposal

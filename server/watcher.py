@@ -27,8 +27,8 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from capture.files import read_text
-from capture.observer import observe_file
-from capture.store import Store
+from capture.recording.observer import observe_file
+from capture.store.database import Store
 from server.feature import Feature
 
 if TYPE_CHECKING:

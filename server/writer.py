@@ -1,6 +1,6 @@
 """The one thread that writes the server's records: the event loop never waits on SQLite.
 
-Handlers put *jobs* (functions of a :class:`~capture.store.Store`) and raw event rows on a
+Handlers put *jobs* (functions of a :class:`~capture.store.database.Store`) and raw event rows on a
 queue. The thread takes whatever is queued, up to a limit, and runs it in one transaction:
 events in arrival order, each job inside a savepoint so that one bad job is rolled back alone.
 Results reach the loop only after the commit, so the loop never acts on uncommitted data.
@@ -20,7 +20,7 @@ from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 
 from capture.errors import CaptureError
-from capture.store import Store
+from capture.store.database import Store
 
 __all__ = ["EventRow", "Job", "StoreWriter"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from capture.episodes import load_episodes
-from capture.store import Store
+from capture.store.database import Store
+from capture.store.episodes import load_episodes
 from sync.anonymize.identity import Identity
 from sync.anonymize.levels import Level
 from sync.anonymize.pipeline import Anonymizer, Projection, content_hash

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from capture.config import Config
-from capture.store import Store
+from capture.store.database import Store
 from sync.anonymize.pipeline import Anonymizer
 from sync.lock import upload_lock
 from sync.refresh import RefreshReport, refresh

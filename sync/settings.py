@@ -289,7 +289,7 @@ def upload_options(config_file: Path | None = None, env: dict[str, str] | None =
     """How the uploader paces itself: `[sync]` in config.toml (batch_size, max_attempts,
     backoff = "1s,60s", timeout = "30s"), overridden by CAPTURE_SYNC_BATCH,
     CAPTURE_SYNC_MAX_ATTEMPTS, CAPTURE_SYNC_BACKOFF and CAPTURE_SYNC_TIMEOUT."""
-    from capture.windows import parse_duration
+    from capture.edits.windows import parse_duration
     from sync.uploader import UploadOptions
 
     env = dict(os.environ) if env is None else env

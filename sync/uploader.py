@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from capture.errors import CaptureError
-from capture.store import Store
+from capture.store.database import Store
 from sync.outbox import (
     DEFAULT_MAX_ATTEMPTS,
     ISOLATE_AFTER,

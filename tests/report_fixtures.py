@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from unittest import mock
 
-from capture import schema
+from capture.store import schema
 
 __all__ = ["copy_into_schema_v1", "make_schema_v1_db"]
 
@@ -47,11 +47,11 @@ def copy_into_schema_v1(source: Path, path: Path) -> None:
 from datetime import UTC, datetime  # noqa: E402
 
 from capture.config import Config  # noqa: E402
+from capture.edits.windows import parse_windows  # noqa: E402
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput  # noqa: E402
 from capture.paths import resolve_paths  # noqa: E402
-from capture.recorder import record_proposal, record_test_run  # noqa: E402
-from capture.store import Store  # noqa: E402
-from capture.windows import parse_windows  # noqa: E402
+from capture.recording.recorder import record_proposal, record_test_run  # noqa: E402
+from capture.store.database import Store  # noqa: E402
 
 __all__ += ["FIXTURE_SINCE", "FIXTURE_UNTIL", "at", "build_fixture"]
 

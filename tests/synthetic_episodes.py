@@ -11,8 +11,8 @@ import json
 import random
 from typing import Any
 
-from capture.episodes import EPISODE_SCHEMA, iso
-from capture.store import Store
+from capture.store.database import Store
+from capture.store.episodes import EPISODE_SCHEMA, iso
 
 __all__ = ["make_episode", "write_episodes"]
 

@@ -6,7 +6,7 @@ import time
 from functools import cached_property
 
 from capture.config import Config, load_config
-from capture.store import Store
+from capture.store.database import Store
 
 __all__ = ["Context"]
 
@@ -21,7 +21,7 @@ class Context:
         store = Store.open(self.config.paths.db)
         # Hook payloads still queued by the fast lane are applied first, so that what a
         # command reads includes every hook call that already returned to its agent.
-        from capture.hook_ingest import drain, queued
+        from capture.hooks.ingest import drain, queued
 
         if queued(store):
             drain(store, self.config)

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from capture.edits.positions import LineIndex
 from capture.errors import CaptureError
 from capture.paths import resolve_paths
-from capture.positions import LineIndex
 
 WINDOWS = "500ms,1s,1500ms"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from capture import __version__
 from capture.cli.context import Context
-from capture.schema import SCHEMA_VERSION, schema_version
+from capture.store.schema import SCHEMA_VERSION, schema_version
 
 _PACKAGES = ("pygls", "lsprotocol", "watchdog", "sqlite-utils", "httpx", "rapidfuzz", "rich")
 

@@ -7,8 +7,8 @@ from collections import Counter
 from typing import Any
 
 from capture.cli.context import Context
-from capture.episodes import load_episodes
-from capture.when import parse_since
+from capture.cli.when import parse_since
+from capture.store.episodes import load_episodes
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -8,30 +8,28 @@ import os
 import sys
 import time
 
+from capture.hooks.payloads import MAX_PAYLOAD_BYTES, parse_payload
+
 # Not `from typing import ...`: the hook's fast lane pays for every import it makes.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Any, BinaryIO
+    from typing import BinaryIO
 
 __all__ = [
-    "MAX_PAYLOAD_BYTES",
     "configure",
     "drain_queue",
     "hook",
     "hook_now",
     "main_fast",
-    "parse_payload",
     "run",
 ]
 
-#: Larger payloads are drained and dropped (logged): a hook must not stall on them.
-MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 _CHUNK = 1 << 20
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from capture.agents import AGENTS
+    from capture.hooks.agents import AGENTS
 
     parser.description = (
         "Read one hook payload (JSON on stdin, or as the last argument as Codex's notify "
@@ -90,7 +88,7 @@ def _raw_payload(payload_arg: str | None) -> tuple[bytes, int]:
 def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
     """Queue the payload and release the agent; a detached child applies it. Payloads the queue
     cannot take (first run, oversize, unknown agent) go the slow way, in this process."""
-    from capture import hook_inbox
+    from capture.hooks import inbox as hook_inbox
 
     try:
         raw, size = _raw_payload(payload_arg)
@@ -109,7 +107,7 @@ def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
     return hook_now(agent, event, raw, size)
 
 
-#: The agents `capture hook` reads (capture.agents.AGENTS), named here without importing it.
+#: The agents `capture hook` reads (capture.hooks.agents.AGENTS), named here without importing it.
 _AGENT_NAMES = frozenset({"claude-code", "cursor", "codex", "gemini", "copilot"})
 
 
@@ -117,8 +115,8 @@ def drain_queue() -> None:
     """Apply every queued payload (in the detached child). Never raises."""
     try:
         from capture.config import load_config
-        from capture.hook_ingest import drain
-        from capture.store import Store
+        from capture.hooks.ingest import drain
+        from capture.store.database import Store
 
         config = load_config()
         if not config.paths.db.exists():
@@ -129,7 +127,7 @@ def drain_queue() -> None:
         finally:
             store.close()
     except BaseException as exc:  # noqa: BLE001 - logged, never raised into the agent
-        from capture.hooklog import log_line
+        from capture.hooks.log import log_line
         from capture.paths import resolve_paths
 
         log_line(resolve_paths().log_dir, "-", None, f"queue: {type(exc).__name__}: {exc}")
@@ -146,36 +144,15 @@ def hook_now(agent: str, event: str | None, raw: bytes, size: int) -> int:
     except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent
         problems.append(f"internal error: {type(exc).__name__}: {exc}")
     if problems:
-        from capture.hooklog import log_line
+        from capture.hooks.log import log_line
 
         for problem in problems:
             log_line(log_dir, agent, event, problem)
     return 0
 
 
-def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str, Any], str] | None:
-    if size > MAX_PAYLOAD_BYTES:
-        problems.append(f"payload of {size} bytes is over the {MAX_PAYLOAD_BYTES} byte limit")
-        return None
-    if not raw.strip():
-        problems.append("empty payload")
-        return None
-    import json
-
-    try:
-        text = raw.decode("utf-8")
-        payload = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        problems.append(f"payload is not JSON: {exc}")
-        return None
-    if not isinstance(payload, dict):
-        problems.append(f"payload is a JSON {type(payload).__name__}, not an object")
-        return None
-    return payload, text
-
-
 def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[str]) -> None:
-    from capture.agents import AGENTS
+    from capture.hooks.agents import AGENTS
 
     if agent not in AGENTS:
         problems.append(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
@@ -185,15 +162,15 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
         return
     payload, text = found
     now = time.time()
-    from capture.agents import read_payload
+    from capture.hooks.agents import read_payload
 
     reading = read_payload(agent, payload, os.environ, event)
     if reading.reply is not None:
         sys.stdout.write(reading.reply + "\n")
         sys.stdout.flush()
     from capture.config import load_config
-    from capture.hook_ingest import ingest
-    from capture.store import Store
+    from capture.hooks.ingest import ingest
+    from capture.store.database import Store
 
     config = load_config()
     store = Store.open(config.paths.db)

@@ -25,7 +25,7 @@ def _log(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capture.reports import DEFAULT_REPORT_GLOBS
+    from capture.testruns.junit_files import DEFAULT_REPORT_GLOBS
 
     ctx = Context()
     cwd = Path.cwd()
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.files and args.watch:
         raise InputError("give report files or --watch, not both")
     if args.files:
-        from capture.junit_watcher import record_reports
+        from capture.testruns.sources.junit_watcher import record_reports
 
         paths = [Path(f).resolve() for f in args.files]
         missing = [str(p) for p in paths if not p.is_file()]
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.watch:
         raise InputError("give report files, or --watch")
-    from capture.junit_watcher import ReportWatcher
+    from capture.testruns.sources.junit_watcher import ReportWatcher
 
     globs = ctx.config.junit_reports or DEFAULT_REPORT_GLOBS
     watcher = ReportWatcher(root, ctx.config, globs, log=_log)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from capture.cli.context import Context
 from capture.files import find_workspace, relative_to_workspace
-from capture.observer import observe_due
+from capture.recording.observer import observe_due
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

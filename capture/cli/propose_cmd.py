@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 
 from capture.cli.context import Context
-from capture.propose import MAX_INPUT_BYTES, PROPOSAL_FIELDS, parse_proposal
-from capture.recorder import record_proposal
+from capture.recording.propose_input import MAX_INPUT_BYTES, PROPOSAL_FIELDS, parse_proposal
+from capture.recording.recorder import record_proposal
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

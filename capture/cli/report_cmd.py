@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 from capture.cli.context import Context
+from capture.cli.when import parse_since
 from capture.errors import InputError
 from capture.files import find_workspace
 from capture.report.figures import BY_CHOICES
 from capture.report.periods import day_start, local_offset
 from capture.report.queries import Scope, workspace_id_of
-from capture.when import parse_since
 
 DEFAULT_SINCE = "7d"
 

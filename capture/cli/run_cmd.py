@@ -3,9 +3,9 @@ record it. The command runs first; recording comes after, and whatever goes wron
 recording is one warning line, never a changed exit code.
 
 A run with nothing to read but the command's output (no pytest plugin results, no JUnit
-report) is queued (`capture.run_queue`) and recorded by a detached process, so the exit status
-comes back without waiting for the store; readers apply the queue before they read. Runs with
-results to read are recorded here, where a problem with a report can still be said.
+report) is queued (`capture.testruns.sources.handoff`) and recorded by a detached process, so the
+exit status comes back without waiting for the store; readers apply the queue before they read. Runs
+with results to read are recorded here, where a problem with a report can still be said.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import os
 import sys
 from pathlib import Path
 
+from capture.dirs import capture_dirs
 from capture.errors import CaptureError, InputError
 from capture.files import find_workspace
-from capture.locations import capture_dirs
-from capture.runner import exit_like, run_command
-from capture.running import mark_running, unmark
+from capture.testruns.sources.in_progress import mark_running, unmark
+from capture.testruns.sources.passthrough import exit_like, run_command
 
 # Not `from typing import ...` nor dataclasses: `capture run` pays for every import made here.
 TYPE_CHECKING = False
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from capture.runner import Finished
+    from capture.testruns.sources.passthrough import Finished
 
 #: The pytest plugin, when it runs under `capture run`, hands its results over in this file
 #: instead of writing a run of its own.
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report_globs() -> tuple[str, ...]:
-    from capture.report_paths import DEFAULT_REPORT_GLOBS
+    from capture.testruns.junit_paths import DEFAULT_REPORT_GLOBS
 
     # The configuration (and what it imports) is read only when there is one to read.
     configured = os.environ.get("CAPTURE_JUNIT_REPORTS") or os.path.exists(
@@ -176,7 +176,7 @@ class _Done:
         self.results_file = results_file
 
     def written_reports(self) -> list[Path]:
-        from capture.report_paths import find_reports, reports_named_in
+        from capture.testruns.junit_paths import find_reports, reports_named_in
 
         named = [*self.args.junit, *reports_named_in(self.argv, dict(os.environ))]
         roots = list(dict.fromkeys([Path(self.cwd), self.workspace]))
@@ -203,9 +203,9 @@ def _queue(done: _Done) -> bool:
         "".join([*done.argv, done.cwd, str(done.workspace)]).encode("utf-8")
     except UnicodeEncodeError:
         return False
-    from capture import hook_inbox
     from capture.cli.hook_cmd import drain_queue
-    from capture.run_queue import RUN_AGENT, RUN_EVENT, encode_run
+    from capture.hooks import inbox as hook_inbox
+    from capture.testruns.sources.handoff import RUN_AGENT, RUN_EVENT, encode_run
 
     raw = encode_run(argv=done.argv, output=done.finished.output, **done.fields())
     db = hook_inbox.db_path(os.environ)
@@ -219,10 +219,10 @@ def _queue(done: _Done) -> bool:
 
 def _record(done: _Done) -> None:
     from capture.config import load_config
-    from capture.reports import read_reports
-    from capture.runresults import choose_results, decode_sessions
-    from capture.store import Store
-    from capture.wrapped_runs import record_wrapped, wrapped_run
+    from capture.store.database import Store
+    from capture.testruns.junit_files import read_reports
+    from capture.testruns.results import choose_results, decode_sessions
+    from capture.testruns.sources.wrapper import record_wrapped, wrapped_run
 
     config = load_config()
     finished = done.finished
@@ -247,7 +247,7 @@ def _record(done: _Done) -> None:
         report_paths = [_display(p, done.workspace) for p in read.paths]
     summary = None
     if not sessions and junit is None and finished.output.strip():
-        from capture.summaries import parse_summary
+        from capture.testruns.summaries import parse_summary
 
         summary = parse_summary(finished.output.decode("utf-8", "replace"))
     results = choose_results(

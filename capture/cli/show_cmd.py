@@ -7,8 +7,8 @@ import sys
 from datetime import datetime
 
 from capture.cli.context import Context
-from capture.episodes import load_episodes
 from capture.report.timeline import Entry, episode_timeline
+from capture.store.episodes import load_episodes
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -258,7 +258,7 @@ def _fresh_rows(
 ) -> list[Any]:
     """Projections computed now and queued nowhere: for an episode not in the outbox, or for
     every settled episode while sync is off."""
-    from capture.episodes import load_episodes
+    from capture.store.episodes import load_episodes
     from sync.anonymize.levels import Level
     from sync.anonymize.pipeline import WorkspacePolicy, content_hash
     from sync.outbox import Outbox, Row, next_revision

@@ -31,7 +31,7 @@ from capture.importers.codex_rollout import diff_hunks
 from capture.importers.judge import judge
 from capture.importers.records import History
 from capture.model import ProposalInput, State
-from capture.store import Store
+from capture.store.database import Store
 
 __all__ = ["AiderCommit", "file_diffs", "import_range", "is_aider_commit", "parse_log"]
 

@@ -14,16 +14,16 @@ import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from capture.agents.facts import Stage
-from capture.agents.patches import hunks_between, trim_context
 from capture.config import Config
+from capture.edits.hunks import LocatedHunk
+from capture.edits.outcomes import Measurement
 from capture.files import find_workspace, read_text
-from capture.hunks import LocatedHunk
+from capture.hooks.agents.facts import Stage
+from capture.hooks.agents.patches import hunks_between, trim_context
 from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
-from capture.outcomes import Measurement
-from capture.store import DeferredRollups, Observed, Settled, Store
+from capture.store.database import DeferredRollups, Observed, Settled, Store
 
 __all__ = [
     "Caches",
@@ -311,8 +311,8 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
 def _prepare_run(
     history: History, past: PastRun, caches: Caches, patterns: tuple[str, ...]
 ) -> PreparedRun | None:
-    from capture.summaries import parse_summary
-    from capture.testcommands import runner_of
+    from capture.testruns.commands import runner_of
+    from capture.testruns.summaries import parse_summary
 
     command = past.command
     cwd = past.cwd or history.cwd

@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from capture.agents.claude_code import EDIT_TOOLS, SHELL_TOOLS, edits_of
-from capture.agents.facts import Command, Stage
-from capture.agents.fields import exit_code_in, first_text
+from capture.hooks.agents.claude_code import EDIT_TOOLS, SHELL_TOOLS, edits_of
+from capture.hooks.agents.facts import Command, Stage
+from capture.hooks.agents.fields import exit_code_in, first_text
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 
 __all__ = ["after_text", "read_transcript"]

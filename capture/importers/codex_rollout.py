@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from capture.agents.codex import command_text, patch_edits
-from capture.agents.facts import Command, Edit, Stage
-from capture.agents.fields import absolute, as_object, exit_code_in, first_text, number
+from capture.hooks.agents.codex import command_text, patch_edits
+from capture.hooks.agents.facts import Command, Edit, Stage
+from capture.hooks.agents.fields import absolute, as_object, exit_code_in, first_text, number
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 from capture.model import HunkInput
 

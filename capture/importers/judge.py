@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from capture.agents.patches import fit_hunks
-from capture.hunks import LocatedHunk, locate
+from capture.edits.hunks import LocatedHunk, locate
+from capture.edits.outcomes import Measurement, decide
+from capture.edits.regions import Region
+from capture.edits.relocate import relocate
+from capture.edits.tracking import TrackedHunk, measure_gone, measure_hunks
+from capture.hooks.agents.patches import fit_hunks
 from capture.model import HunkInput, Outcome, State
-from capture.outcomes import Measurement, decide
-from capture.regions import Region
-from capture.relocate import relocate
-from capture.tracking import TrackedHunk, measure_gone, measure_hunks
 
 __all__ = ["Context", "contexts_from_after", "judge"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from capture.agents.facts import Command, Edit
+from capture.hooks.agents.facts import Command, Edit
 
 __all__ = ["History", "PastEdit", "PastRun", "Turn", "timestamp"]
 

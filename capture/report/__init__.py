@@ -1,8 +1,8 @@
 """Personal statistics: `capture report`, its JSON and HTML, and today's figures for status bars.
 
 Figures are pure functions over plain rows (`figures`); `queries` fetches those rows (aggregated
-in SQL, mostly from the rollups in `capture.rollups`); `terminal`, `json_out`, `html` and `svg`
-render them. Importing this package is cheap: nothing here imports rich.
+in SQL, mostly from the rollups in `capture.store.edit_rollups`); `terminal`, `json_out`, `html` and
+`svg` render them. Importing this package is cheap: nothing here imports rich.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from capture.store import Store
+    from capture.store.database import Store
 
 __all__ = ["today_stats"]
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Literal
 
-from capture.windows import LATE
+from capture.edits.windows import LATE
 
 __all__ = [
     "BY_CHOICES",

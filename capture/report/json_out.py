@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from capture.episodes import iso
 from capture.report.figures import Change, Group, GroupPair, Rate, Report
+from capture.store.episodes import iso
 
 __all__ = ["REPORT_SCHEMA", "report_json"]
 

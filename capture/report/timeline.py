@@ -1,6 +1,6 @@
 """The timeline of one episode, for `capture show`: every proposal with its diff, every
 checkpoint, every linked test run and each outcome with its reason, in the order they happened.
-A pure function over the episode JSON (`capture.episodes`)."""
+A pure function over the episode JSON (`capture.store.episodes`)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from capture.report.figures import Rate, Report
 from capture.report.json_out import group_json
 from capture.report.periods import day_start, local_offset
 from capture.report.queries import Scope, workspace_id_of
-from capture.store import Store
+from capture.store.database import Store
 
 __all__ = ["oneline", "today_stats"]
 
@@ -50,7 +50,7 @@ def today_stats(
             workspace_id = -1  # nothing recorded there yet: every figure is zero
     scope = Scope(day_start(now, offset), now, workspace_id, offset)
     report = make_report(store.conn, scope, None, workspace=workspace)
-    from capture.episodes import iso
+    from capture.store.episodes import iso
 
     stats = group_json(report.total.current)
     del stats["key"]

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from capture.episodes import EPISODE_SCHEMA
+from capture.store.episodes import EPISODE_SCHEMA
 from sync.anonymize.detect import DetectSecrets
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
 from sync.anonymize.levels import Level

@@ -1,7 +1,7 @@
 """What the pytest plugin adds to the wall time of a 2,000-test suite: the same session with
 the plugin on (per-test outcomes collected, one transaction at the end writing the run, its
 2,000 results and its links) and off, interleaved, medians. Neither session loads plugins from
-entry points; the "on" one loads ours with `-p capture.pytest_plugin`.
+entry points; the "on" one loads ours with `-p capture.testruns.sources.pytest_plugin`.
 
 The suite: 20 files of 100 small tests (plain, parametrized, a class, a fixture), 1% of them
 failing; the workspace has an open agent episode for the run to be linked to.
@@ -73,8 +73,8 @@ def seed_episode(home: Path, ws: Path) -> None:
     os.environ["CAPTURE_WINDOWS"] = "10m"
     from capture.config import load_config
     from capture.model import HunkInput, ProposalInput
-    from capture.recorder import record_proposal
-    from capture.store import Store
+    from capture.recording.recorder import record_proposal
+    from capture.store.database import Store
 
     config = load_config()
     (ws / "src.py").write_text("def f():\n    return 1\n")
@@ -117,7 +117,7 @@ def main() -> None:
             PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
         )
         base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-        on = [*base[:3], "-p", "capture.pytest_plugin", *base[3:]]
+        on = [*base[:3], "-p", "capture.testruns.sources.pytest_plugin", *base[3:]]
         off = base
         sessions = {"plugin off": off, "plugin on": on}
 

@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from capture.schema import SCHEMA_VERSION, migrate  # noqa: E402
+from capture.store.schema import SCHEMA_VERSION, migrate  # noqa: E402
 from tests.report_fixtures import make_schema_v1_db  # noqa: E402
 
 DAYS = 180

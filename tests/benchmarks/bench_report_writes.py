@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 from capture.config import Config  # noqa: E402
 from capture.model import HunkInput, Outcome, ProposalInput, TestRunInput  # noqa: E402
 from capture.paths import resolve_paths  # noqa: E402
-from capture.recorder import record_proposal, record_test_run  # noqa: E402
-from capture.store import Store  # noqa: E402
+from capture.recording.recorder import record_proposal, record_test_run  # noqa: E402
+from capture.store.database import Store  # noqa: E402
 
 
 def _observe_all(store: Store, at: float) -> None:

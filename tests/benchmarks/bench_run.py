@@ -56,8 +56,8 @@ def seed(home: Path, ws: Path, episodes: int, history: int) -> None:
     os.environ["CAPTURE_WINDOWS"] = "10m"
     from capture.config import load_config
     from capture.model import HunkInput, ProposalInput, TestRunInput
-    from capture.recorder import record_proposal, record_test_run
-    from capture.store import Store
+    from capture.recording.recorder import record_proposal, record_test_run
+    from capture.store.database import Store
 
     config = load_config()
     now = time.time()
@@ -96,10 +96,10 @@ def check_recorded(home: Path, ws: Path, expected: int) -> tuple[int, float]:
     import sqlite3
 
     from capture.config import load_config
-    from capture.hook_inbox import enqueue
-    from capture.hook_ingest import drain
-    from capture.run_queue import RUN_AGENT, RUN_EVENT, encode_run
-    from capture.store import Store
+    from capture.hooks.inbox import enqueue
+    from capture.hooks.ingest import drain
+    from capture.store.database import Store
+    from capture.testruns.sources.handoff import RUN_AGENT, RUN_EVENT, encode_run
 
     db = home / "data" / "capture.db"
     deadline = time.monotonic() + 60

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from capture.config import load_config  # noqa: E402
 from capture.files import read_text  # noqa: E402
 from capture.model import HunkInput, ProposalInput  # noqa: E402
-from capture.observer import observe_due  # noqa: E402
-from capture.recorder import record_proposal  # noqa: E402
-from capture.store import Store  # noqa: E402
+from capture.recording.observer import observe_due  # noqa: E402
+from capture.recording.recorder import record_proposal  # noqa: E402
+from capture.store.database import Store  # noqa: E402
 
 EVENTS_BATCHED = 200_000
 EVENTS_SINGLE = 5_000

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from capture.store import Store  # noqa: E402
+from capture.store.database import Store  # noqa: E402
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash  # noqa: E402
 from sync.anonymize.detect import DetectSecrets  # noqa: E402
 from sync.outbox import Row, body_for  # noqa: E402

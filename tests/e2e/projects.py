@@ -29,7 +29,9 @@ def plugin_installed() -> bool:
 def pytest_cmd(*, plugin: bool) -> list[str]:
     """A pytest session over the project's tests (run with LONG_WINDOWS' environment)."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
-    cmd[3:3] = ["-p", "capture.pytest_plugin"] if plugin else ["-p", "no:agent_capture"]
+    cmd[3:3] = (
+        ["-p", "capture.testruns.sources.pytest_plugin"] if plugin else ["-p", "no:agent_capture"]
+    )
     return cmd
 
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from capture.store import Store
+from capture.store.database import Store
 from tests.conftest import capture_env
 from tests.synthetic_episodes import write_episodes
 

@@ -271,10 +271,15 @@ def test_a_run_with_only_output_is_queued_and_recorded_in_the_background(
     assert proc.returncode == 1
     assert proc.stdout == b"==== 1 failed, 2 passed in 0.12s ====\n"
     imported = set(re.findall(r"^import time:.*\|\s+(\S+)$", proc.stderr.decode(), re.M))
-    assert "capture.run_queue" in imported
+    assert "capture.testruns.sources.handoff" in imported
     # Recording is left to the detached process: the wrapper loads neither the store nor
     # the model, nor what they cost (dataclasses, argparse).
-    loaded = imported & {"capture.store", "capture.model", "capture.recorder", "dataclasses"}
+    loaded = imported & {
+        "capture.store.database",
+        "capture.model",
+        "capture.recording.recorder",
+        "dataclasses",
+    }
     assert loaded == set()
 
     wait_for_queue(home)

@@ -96,7 +96,14 @@ def test_unknown_agent_and_database_trouble_still_exit_0(
 FORBIDDEN = ("pygls", "lsprotocol", "sqlite_utils", "httpx", "rich", "watchdog")
 #: What the agent waits for queues the payload and returns: even the core's own heavier imports
 #: (alignment, dataclasses, JSON) are left to the detached child that applies it.
-FAST_LANE_FORBIDDEN = (*FORBIDDEN, "rapidfuzz", "dataclasses", "json", "argparse", "capture.store")
+FAST_LANE_FORBIDDEN = (
+    *FORBIDDEN,
+    "rapidfuzz",
+    "dataclasses",
+    "json",
+    "argparse",
+    "capture.store.database",
+)
 
 
 def test_hook_path_imports_nothing_heavy(ws: Path, capture_home: Path) -> None:
@@ -115,7 +122,7 @@ def test_hook_path_imports_nothing_heavy(ws: Path, capture_home: Path) -> None:
     imported = set(
         re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)", proc.stderr.decode(), re.M)
     )
-    assert "capture.hook_inbox" in imported
+    assert "capture.hooks.inbox" in imported
     heavy = sorted(m for m in imported if m in FAST_LANE_FORBIDDEN or m.split(".")[0] in FORBIDDEN)
     assert heavy == []
     wait_for_queue(capture_home)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from capture.store import Store
+from capture.store.database import Store
 from tests.conftest import capture_env
 from tests.report_fixtures import FIXTURE_UNTIL, build_fixture
 

@@ -15,9 +15,9 @@ from capture import report as report_package
 from capture.config import Config
 from capture.model import HunkInput, ProposalInput, State
 from capture.paths import resolve_paths
-from capture.recorder import record_proposal
-from capture.schema import SCHEMA_VERSION
-from capture.store import Store
+from capture.recording.recorder import record_proposal
+from capture.store.database import Store
+from capture.store.schema import SCHEMA_VERSION
 from tests.chromium import Browser
 from tests.conftest import capture_env
 from tests.report_fixtures import at, build_fixture, copy_into_schema_v1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from capture.store import Store
+from capture.store.database import Store
 from tests.chromium import Browser, find_chromium
 from tests.conftest import capture_env, missing_tool
 from tests.report_fixtures import FIXTURE_UNTIL, build_fixture

@@ -18,8 +18,8 @@ WRITER = textwrap.dedent(
     from pathlib import Path
     from capture.config import load_config
     from capture.model import HunkInput, ProposalInput
-    from capture.recorder import record_proposal
-    from capture.store import Store
+    from capture.recording.recorder import record_proposal
+    from capture.store.database import Store
 
     worker, count = sys.argv[1], int(sys.argv[2])
     config = load_config()

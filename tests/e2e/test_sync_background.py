@@ -13,7 +13,7 @@ import pytest
 
 from capture.cli import COMMANDS
 from capture.config import load_config
-from capture.store import Store
+from capture.store.database import Store
 from sync.service import start_background_sync
 from sync.settings import enable
 from tests.conftest import capture_env

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from capture.store import Store
+from capture.store.database import Store
 from sync.outbox import Outbox, RowState
 from sync.uploader import Uploader, UploadOptions
 from tests.sync_support import CollectorDouble, Reply, free_port

@@ -16,8 +16,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
-from capture.positions import LineIndex, PositionEncoding
-from capture.regions import Edit
+from capture.edits.positions import LineIndex, PositionEncoding
+from capture.edits.regions import Edit
 from tests.conftest import capture_env
 
 SERVER = [sys.executable, "-m", "capture", "serve"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.positions import LineIndex, PositionEncoding, range_to_edit
-from capture.regions import apply_changeset, apply_edit
+from capture.edits.positions import LineIndex, PositionEncoding, range_to_edit
+from capture.edits.regions import apply_changeset, apply_edit
 from server.buffer import TextBuffer
 
 ALPHABET = st.sampled_from(["a", "b", " ", "\n", "\r", "\r\n", "é", "中", "😀", "\t"])

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from capture.agents.fields import exit_code_in
-from capture.agents.patches import (
+from capture.edits.hunks import locate
+from capture.hooks.agents.fields import exit_code_in
+from capture.hooks.agents.patches import (
     fit_hunks,
     hunks_between,
     parse_apply_patch,
     structured_patch_hunks,
     trim_context,
 )
-from capture.hunks import locate
 from capture.model import HunkInput
 
 PATCH = """*** Begin Patch

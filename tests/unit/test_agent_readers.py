@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from capture.agents import read_payload
-from capture.agents.facts import Command, Edit, Prompt, Stage, TurnEnd
+from capture.hooks.agents import read_payload
+from capture.hooks.agents.facts import Command, Edit, Prompt, Stage, TurnEnd
 from capture.model import HunkInput
 
 

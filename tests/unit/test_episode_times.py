@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from capture.episodes import iso
+from capture.store.episodes import iso
 
 
 def _expected(ts: float) -> str:

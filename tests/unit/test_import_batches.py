@@ -13,7 +13,7 @@ from capture.config import load_config
 from capture.importers import backfill
 from capture.importers.backfill import ImportStats, import_files, record_history
 from capture.importers.claude_transcript import read_transcript
-from capture.store import Store
+from capture.store.database import Store
 from tests.e2e.hook_support import example_text, make_workspace
 from tests.unit.test_report_rollups import assert_consistent
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from capture.edits.hunks import context_around, count_change, line_offset, locate
+from capture.edits.unidiff import parse_unified_diff
 from capture.errors import InputError
-from capture.hunks import context_around, count_change, line_offset, locate
 from capture.model import HunkInput, State
-from capture.propose import parse_proposal
-from capture.unidiff import parse_unified_diff
+from capture.recording.propose_input import parse_proposal
 
 
 def test_unified_diff_hunks_drop_context() -> None:

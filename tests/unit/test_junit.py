@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from capture.junit import MAX_REPORT_BYTES, ReportError, merge_reports, parse_junit
-from capture.reports import (
+from capture.testruns.junit_files import (
     find_reports,
     glob_matches,
     read_reports,
     report_dirs,
     reports_named_in,
 )
-from capture.summaries import parse_summary
+from capture.testruns.junit_xml import MAX_REPORT_BYTES, ReportError, merge_reports, parse_junit
+from capture.testruns.summaries import parse_summary
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "junit"
 

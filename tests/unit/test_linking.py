@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from capture.linking import (
+from capture.testruns.linking import (
     FAILING,
     INCOMPLETE,
     LINK_LATE,

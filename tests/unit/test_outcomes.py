@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from capture.model import Outcome, State
-from capture.outcomes import (
+from capture.edits.outcomes import (
     KEPT_SIMILARITY,
     HunkObservation,
     decide,
@@ -13,6 +12,7 @@ from capture.outcomes import (
     retention,
     similarity,
 )
+from capture.model import Outcome, State
 
 OLD = "    return 0\n"
 NEW = "    total = sum(items)\n    return total\n"
@@ -87,8 +87,8 @@ def test_measure_over_large_texts_uses_lines() -> None:
 
 
 def test_a_gone_file_is_undone_only_when_the_agent_created_it() -> None:
-    from capture.regions import Region
-    from capture.tracking import TrackedHunk, measure_gone
+    from capture.edits.regions import Region
+    from capture.edits.tracking import TrackedHunk, measure_gone
 
     whole = [TrackedHunk("", "print('hi')\n", Region(0, 12))]
     edited = [TrackedHunk("x = 0\n", "x = 1\n", Region(3, 9), "a = 1\n", "b = 2\n")]

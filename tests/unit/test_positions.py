@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.positions import LineIndex, PositionEncoding, range_to_edit, split_lines
-from capture.regions import Edit, apply_edit
+from capture.edits.positions import LineIndex, PositionEncoding, range_to_edit, split_lines
+from capture.edits.regions import Edit, apply_edit
 
 U8, U16, U32 = PositionEncoding.UTF8, PositionEncoding.UTF16, PositionEncoding.UTF32
 ALPHABET = "ab \t\r\n😀é中"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.regions import (
+from capture.edits.regions import (
     LEFT,
     RIGHT,
     Edit,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.regions import Region
-from capture.relocate import relocate
+from capture.edits.regions import Region
+from capture.edits.relocate import relocate
 
 BEFORE = "def load(path):\n    with open(path) as fh:\n"
 HUNK = "        data = json.load(fh)\n        validate(data)\n"

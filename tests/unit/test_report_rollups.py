@@ -16,10 +16,10 @@ from capture.report.assemble import make_report
 from capture.report.figures import fold_tests
 from capture.report.json_out import report_json
 from capture.report.queries import Scope
-from capture.rollups import COUNT_COLUMNS, DIMENSIONS, RETENTION_COLUMNS, SPANS, ext_sql
-from capture.run_rollups import RUN_DIMENSIONS, run_passed_sql
-from capture.schema import SCHEMA_VERSION
-from capture.store import Store
+from capture.store.database import Store
+from capture.store.edit_rollups import COUNT_COLUMNS, DIMENSIONS, RETENTION_COLUMNS, SPANS, ext_sql
+from capture.store.run_rollups import RUN_DIMENSIONS, run_passed_sql
+from capture.store.schema import SCHEMA_VERSION
 from tests.report_fixtures import at, build_fixture, copy_into_schema_v1
 
 
@@ -245,10 +245,10 @@ def test_rows_inserted_with_the_rollups_deferred_are_added_at_the_catch_up(
 ) -> None:
     """A bulk writer drops the insert triggers in its transaction and adds its rows at once
     before committing: the rollups then hold old and new rows, and the triggers are back."""
-    from capture.hunks import LocatedHunk
+    from capture.edits.hunks import LocatedHunk
+    from capture.edits.windows import DEFAULT_LATE, parse_windows
     from capture.model import HunkInput, Outcome, ProposalInput, State
-    from capture.store import Observed, Settled
-    from capture.windows import DEFAULT_LATE, parse_windows
+    from capture.store.database import Observed, Settled
 
     conn = store.conn
     before = set(map(tuple, conn.execute("SELECT name, sql FROM sqlite_master")))

@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
-from capture.junit import JunitReport
 from capture.model import CaseResult, TestRunInput
-from capture.reports import Batches, covered_by_run, report_dedupe_key, report_started_at
-from capture.runresults import (
+from capture.testruns.junit_files import (
+    Batches,
+    covered_by_run,
+    report_dedupe_key,
+    report_started_at,
+)
+from capture.testruns.junit_xml import JunitReport
+from capture.testruns.results import (
     PluginSession,
     choose_results,
     decode_sessions,
     encode_session,
     fill_run,
 )
-from capture.summaries import RunCounts
+from capture.testruns.summaries import RunCounts
 
 
 def test_plugin_beats_junit_beats_summary() -> None:

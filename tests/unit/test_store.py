@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from capture.errors import StoreError
-from capture.schema import SCHEMA_VERSION
-from capture.store import Store
+from capture.store.database import Store
+from capture.store.schema import SCHEMA_VERSION
 
 
 def test_open_creates_schema_in_wal(tmp_path: Path) -> None:

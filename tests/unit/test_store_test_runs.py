@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from capture import schema
 from capture.config import Config
-from capture.episodes import load_episodes
+from capture.edits.windows import parse_windows
 from capture.model import CaseResult, HunkInput, Outcome, ProposalInput, TestRunInput
 from capture.paths import Paths
-from capture.recorder import record_proposal, record_test_run
-from capture.store import Store
-from capture.windows import parse_windows
+from capture.recording.recorder import record_proposal, record_test_run
+from capture.store import schema
+from capture.store.database import Store
+from capture.store.episodes import load_episodes
 
 HOUR = 3600.0
 
@@ -180,8 +180,8 @@ def test_a_queued_wrapper_run_is_recorded_once_with_its_summary(
 ) -> None:
     import json
 
-    from capture.run_queue import encode_run
-    from capture.wrapped_runs import apply_queued_run
+    from capture.testruns.sources.handoff import encode_run
+    from capture.testruns.sources.wrapper import apply_queued_run
 
     store, config, ws = setup
     raw = encode_run(

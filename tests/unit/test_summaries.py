@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from capture.summaries import parse_summary
+from capture.testruns.summaries import parse_summary
 
 PYTEST = """\
 tests/test_a.py .F.s                                                     [100%]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from capture.testcommands import runner_of, simple_commands
+from capture.testruns.commands import runner_of, simple_commands
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from capture.testfiles import file_of_test_id, is_test_path, lives_in, workspace_relative
+from capture.testruns.testfiles import file_of_test_id, is_test_path, lives_in, workspace_relative
 
 
 @pytest.mark.parametrize(

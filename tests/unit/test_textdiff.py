@@ -7,8 +7,15 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.regions import Edit, Region, apply_changeset, apply_edit, is_outside, track_changeset
-from capture.textdiff import common_prefix, common_suffix, diff_edits
+from capture.edits.regions import (
+    Edit,
+    Region,
+    apply_changeset,
+    apply_edit,
+    is_outside,
+    track_changeset,
+)
+from capture.edits.textdiff import common_prefix, common_suffix, diff_edits
 
 
 def assert_changeset_shape(old: str, changeset: list[Edit]) -> None:

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from capture.cli.when import parse_since
 from capture.config import load_config
+from capture.edits.windows import format_duration, parse_duration, parse_windows
 from capture.errors import ConfigError
 from capture.paths import resolve_paths
-from capture.when import parse_since
-from capture.windows import format_duration, parse_duration, parse_windows
 
 
 def test_durations() -> None:

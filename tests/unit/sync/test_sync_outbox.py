@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from capture.errors import ConfigError, InputError
-from capture.store import Store
+from capture.store.database import Store
 from sync.outbox import (
     Outbox,
     Row,

@@ -6,7 +6,7 @@ import random
 import time
 from pathlib import Path
 
-from capture.store import Store
+from capture.store.database import Store
 from sync.anonymize import Anonymizer, Identity
 from sync.refresh import POOL_THRESHOLD, refresh
 from sync.settings import enable, load_settings

@@ -1,0 +1,13 @@
+"""Agent hooks: what `capture hook <agent>` does with one payload.
+
+The fast lane (`inbox`) queues the payload as received and returns to the agent; `payloads`
+says whether a payload is readable at all; `agents` reads each agent's payloads into facts
+(pure, one module per agent); `ingest` applies the queue to the store; `sessions` keeps what one
+call leaves for the next (pending edits, session starts, turn ends); `log` writes what a call
+could not use.
+
+`inbox` and `payloads` import only the stdlib (`os`, `sys`, `sqlite3`, `json`) and
+`capture.dirs`: every agent tool call pays for them. The rest may import everything below the
+hooks (`capture.recording`, `capture.store`, `capture.testruns` and its sources, ...), never the
+importers, report, CLI, `server` or `sync`.
+"""

@@ -1,0 +1,119 @@
+"""The hook's fast lane.
+
+An agent waits for every hook call, so `capture hook` only queues the payload as received (one
+INSERT), answers the agent if its protocol asks, and returns. A detached child then applies the
+queue in order (parsing, proposals, checkpoints) under a lock; any reader of the store drains
+what is left first, so nothing queued is ever invisible for long. Imports here are `os`, `sys`
+and `sqlite3` only: each one is paid on every agent tool call. `capture run` queues the runs it
+has nothing to read for here too (`capture.testruns.sources.handoff`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import time
+
+from capture.dirs import capture_dirs
+
+__all__ = [
+    "INBOX_ENV",
+    "PROMPT_REPLY",
+    "db_path",
+    "decode_env",
+    "detach",
+    "enqueue",
+    "reply_for",
+]
+
+#: Environment variables agents set for their hooks that the payload readers consult: kept with
+#: the payload, because the queue may be applied by another process.
+INBOX_ENV = (
+    "CLAUDE_PROJECT_DIR",
+    "CURSOR_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+    "CODEX_PROJECT_DIR",
+    "COPILOT_PROJECT_DIR",
+)
+
+#: Cursor's beforeSubmitPrompt must answer; `continue` lets the prompt through unchanged.
+PROMPT_REPLY = '{"continue": true}'
+
+
+def db_path(env: dict[str, str] | os._Environ[str]) -> str:
+    return os.path.join(capture_dirs(env)[0], "capture.db")
+
+
+def reply_for(agent: str, event: str | None, raw: bytes) -> str | None:
+    """What the agent expects on stdout for this call, decided without parsing JSON."""
+    if agent == "cursor" and (event == "beforeSubmitPrompt" or b'"beforeSubmitPrompt"' in raw):
+        return PROMPT_REPLY
+    return None
+
+
+def _encode_env(env: dict[str, str] | os._Environ[str]) -> str:
+    return "\x1f".join(f"{k}={env[k]}" for k in INBOX_ENV if env.get(k))
+
+
+def decode_env(text: str | None) -> dict[str, str]:
+    pairs = (item.split("=", 1) for item in (text or "").split("\x1f") if "=" in item)
+    return {k: v for k, v in pairs}
+
+
+def enqueue(
+    path: str,
+    agent: str,
+    event: str | None,
+    raw: bytes,
+    cwd: str,
+    env: str,
+    *,
+    timeout: float = 10.0,
+) -> bool:
+    """Queue one payload. False when the store is not ready for it (first run: the schema is
+    created on the slow path) or cannot be written."""
+    if not os.path.exists(path):
+        return False
+    try:
+        conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+            conn.execute(
+                "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (time.time(), agent, event, raw, cwd, env),
+            )
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def detach(work: object) -> bool:
+    """Run `work()` in a child the agent does not wait for. False where fork is unavailable
+    (the caller then does the work itself)."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        pid = os.fork()
+    except (OSError, ValueError):
+        return False
+    if pid:
+        return True
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        work()  # type: ignore[operator]
+    finally:
+        os._exit(0)
+    return True  # pragma: no cover - the child never gets here
+
+
+def queue_env() -> str:
+    return _encode_env(os.environ)

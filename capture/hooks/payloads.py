@@ -1,0 +1,39 @@
+"""Whether a hook payload can be read at all: its size, and a JSON object in UTF-8.
+
+Used by `capture hook` in the agent's loop and by the queue's applier, so it imports only the
+stdlib, and `json` only once there is something to parse.
+"""
+
+from __future__ import annotations
+
+# Not `from typing import ...`: the hook's fast lane pays for every import it makes.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["MAX_PAYLOAD_BYTES", "parse_payload"]
+
+#: Larger payloads are drained and dropped (logged): a hook must not stall on them.
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+
+
+def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str, Any], str] | None:
+    """The payload as a JSON object and its text, or None with the reason in `problems`."""
+    if size > MAX_PAYLOAD_BYTES:
+        problems.append(f"payload of {size} bytes is over the {MAX_PAYLOAD_BYTES} byte limit")
+        return None
+    if not raw.strip():
+        problems.append("empty payload")
+        return None
+    import json
+
+    try:
+        text = raw.decode("utf-8")
+        payload = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as exc:
+        problems.append(f"payload is not JSON: {exc}")
+        return None
+    if not isinstance(payload, dict):
+        problems.append(f"payload is a JSON {type(payload).__name__}, not an object")
+        return None
+    return payload, text

@@ -1,0 +1,162 @@
+"""What hook calls leave for later hook calls: edits announced before they ran (pending), what a
+session start said, and which episodes a turn boundary closes. SQL over the store's connection;
+callers hold the transaction."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from capture.model import HunkInput, ProposalInput, State
+from capture.store.database import Store
+
+__all__ = [
+    "add_pending",
+    "adopt_turn",
+    "current_episode",
+    "episode_key",
+    "drop_pending",
+    "end_open_episodes",
+    "pending_proposal",
+    "remember_session",
+    "session_model",
+    "take_pending",
+]
+
+
+def add_pending(
+    store: Store, key: str, proposal: ProposalInput, workspace_id: int, path: str, now: float
+) -> None:
+    data = asdict(proposal)
+    data.pop("file_text", None)
+    store.conn.execute(
+        """INSERT OR IGNORE INTO hook_pending (key, agent, session_id, turn_id, workspace_id, path,
+           proposal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            key,
+            proposal.agent,
+            proposal.session_id,
+            proposal.turn_id,
+            workspace_id,
+            path,
+            json.dumps(data, default=str),
+            now,
+        ),
+    )
+
+
+def pending_proposal(store: Store, key: str) -> ProposalInput | None:
+    row = store.conn.execute("SELECT proposal FROM hook_pending WHERE key = ?", (key,)).fetchone()
+    return None if row is None else _proposal(row[0])
+
+
+def drop_pending(store: Store, key: str) -> None:
+    store.conn.execute("DELETE FROM hook_pending WHERE key = ?", (key,))
+
+
+def take_pending(
+    store: Store, agent: str, session_id: str | None, workspace_id: int | None
+) -> list[tuple[float, ProposalInput]]:
+    """Remove and return the session's pending edits with the time each was announced (a
+    session-less agent's: those of the workspace)."""
+    params: tuple[object, ...]
+    if session_id is not None:
+        where, params = "agent = ? AND session_id = ?", (agent, session_id)
+    else:
+        where, params = (
+            "agent = ? AND session_id IS NULL AND workspace_id IS ?",
+            (
+                agent,
+                workspace_id,
+            ),
+        )
+    rows = store.conn.execute(
+        f"SELECT created_at, proposal FROM hook_pending WHERE {where} ORDER BY created_at", params
+    ).fetchall()
+    store.conn.execute(f"DELETE FROM hook_pending WHERE {where}", params)
+    return [(float(row[0]), _proposal(row[1])) for row in rows]
+
+
+def _proposal(text: str) -> ProposalInput:
+    data: dict[str, Any] = json.loads(text)
+    data["hunks"] = [HunkInput(**h) for h in data.get("hunks", [])]
+    data["state"] = State(data.get("state", "rejected"))
+    known = set(ProposalInput.__dataclass_fields__)
+    return ProposalInput(**{k: v for k, v in data.items() if k in known})
+
+
+def end_open_episodes(
+    store: Store, *, workspace_id: int, agent: str, session_id: str | None, now: float
+) -> None:
+    """Close the agent's open episodes of this session in this workspace: a new prompt (or the
+    end of a turn) without a turn id of its own starts the next one."""
+    store.conn.execute(
+        """UPDATE episodes SET ended_at = ? WHERE workspace_id = ? AND agent = ?
+           AND session_id IS ? AND ended_at IS NULL""",
+        (now, workspace_id, agent, session_id),
+    )
+
+
+def remember_session(
+    store: Store, agent: str, session_id: str, model: str | None, source: str | None, now: float
+) -> None:
+    store.conn.execute(
+        """INSERT INTO hook_sessions (agent, session_id, model, source, started_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, session_id) DO UPDATE SET
+           model = coalesce(excluded.model, model), source = excluded.source""",
+        (agent, session_id, model, source, now),
+    )
+
+
+def session_model(store: Store, agent: str, session_id: str) -> str | None:
+    row = store.conn.execute(
+        "SELECT model FROM hook_sessions WHERE agent = ? AND session_id = ?", (agent, session_id)
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def episode_key(agent: str, session_id: str | None, turn_id: str) -> str:
+    """The episodes.key Store.ensure_episode gives a turn the agent named."""
+    return f"{agent}\x1f{session_id}\x1f{turn_id}"
+
+
+def adopt_turn(
+    store: Store, *, workspace_id: int, agent: str, session_id: str | None, turn_id: str, now: float
+) -> None:
+    """Give a turn id to the episode its prompt opened before the id was known (a prompt hook
+    without it, then tool hooks with it), so the turn stays one episode."""
+    key = episode_key(agent, session_id, turn_id)
+    if store.conn.execute("SELECT 1 FROM episodes WHERE key = ?", (key,)).fetchone():
+        return
+    store.conn.execute(
+        """UPDATE episodes SET turn_id = ?, key = ?, last_at = max(last_at, ?) WHERE id = (
+           SELECT e.id FROM episodes e WHERE e.workspace_id = ? AND e.agent = ?
+           AND e.session_id IS ? AND e.turn_id IS NULL AND e.ended_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM proposals p WHERE p.episode_id = e.id)
+           ORDER BY e.last_at DESC LIMIT 1)""",
+        (turn_id, key, now, workspace_id, agent, session_id),
+    )
+
+
+def current_episode(
+    store: Store,
+    *,
+    workspace_id: int,
+    agent: str,
+    session_id: str | None,
+    turn_id: str | None,
+    since: float,
+) -> str | None:
+    """The episode of the agent's current turn, if one is on record (none is created)."""
+    if turn_id:
+        row = store.conn.execute(
+            "SELECT id FROM episodes WHERE key = ?", (episode_key(agent, session_id, turn_id),)
+        ).fetchone()
+    else:
+        row = store.conn.execute(
+            """SELECT id FROM episodes WHERE workspace_id = ? AND agent = ? AND session_id IS ?
+               AND ended_at IS NULL AND last_at >= ? ORDER BY last_at DESC LIMIT 1""",
+            (workspace_id, agent, session_id, since),
+        ).fetchone()
+    return None if row is None else str(row[0])

@@ -1,0 +1,177 @@
+"""Evaluate due checkpoints against the files on disk (used by `capture observe`, the hook
+commands and the server for files no editor holds open)."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from capture.config import Config
+from capture.edits.outcomes import decide
+from capture.edits.regions import Region
+from capture.edits.tracking import TrackedHunk, follow, measure_gone, measure_hunks
+from capture.files import read_text
+from capture.model import ProposalInput, State
+from capture.store.database import CheckpointResult, DueCheckpoint, Store
+
+__all__ = ["ObserveReport", "follow_to", "observe_due", "observe_file", "tracked_hunks"]
+
+FILES_PER_TRANSACTION = 32
+
+TextSource = Callable[[str, str], "str | None"]
+ExistsSource = Callable[[str, str], bool]
+
+
+@dataclass(slots=True)
+class ObserveReport:
+    checkpoints: int = 0
+    settled: list[str] = field(default_factory=list)
+
+
+def _disk_text(root: str, path: str) -> str | None:
+    return read_text(Path(root) / path)
+
+
+def _on_disk(root: str, path: str) -> bool:
+    return os.path.lexists(os.path.join(root, path))
+
+
+def tracked_hunks(store: Store, proposal_id: str) -> list[tuple[int, TrackedHunk]]:
+    return _as_tracked(store.hunk_rows(proposal_id))
+
+
+def _as_tracked(rows: Sequence[Any]) -> list[tuple[int, TrackedHunk]]:
+    hunks = []
+    for row in rows:
+        region = None
+        if row["region_start"] is not None and row["status"] != "lost":
+            region = Region(row["region_start"], row["region_end"])
+        hunks.append(
+            (
+                int(row["id"]),
+                TrackedHunk(
+                    row["old_text"],
+                    row["new_text"],
+                    region,
+                    row["context_before"],
+                    row["context_after"],
+                ),
+            )
+        )
+    return hunks
+
+
+def observe_file(
+    store: Store,
+    workspace_id: int,
+    path: str,
+    text: str | None,
+    due: Sequence[DueCheckpoint],
+    *,
+    now: float,
+    via: str,
+    gone: bool = False,
+) -> ObserveReport:
+    """Move the regions of every live proposal of one file to `text`, then record the due
+    checkpoints. One short transaction. `gone`: the file no longer exists (`text` is None)."""
+    report = ObserveReport()
+    with store.transaction():
+        baseline = store.baseline(workspace_id, path)
+        proposals = store.live_proposals(workspace_id, path)
+        created = {p["id"]: bool(p["created_file"]) for p in proposals}
+        rows = store.hunk_rows_of([p["id"] for p in proposals])
+        per_proposal = {pid: _as_tracked(hunk_rows) for pid, hunk_rows in rows.items()}
+        if text is not None and per_proposal:
+            # One diff of the file for all of its hunks.
+            flat = [pair for hunks in per_proposal.values() for pair in hunks]
+            regions = iter(follow(baseline, text, [h for _, h in flat]))
+            moved: dict[int, tuple[int, int] | None] = {}
+            for proposal_id, hunks in per_proposal.items():
+                updated = []
+                for hunk_id, h in hunks:
+                    r = next(regions)
+                    moved[hunk_id] = (r.start, r.end) if r else None
+                    updated.append((hunk_id, replace(h, region=r)))
+                per_proposal[proposal_id] = updated
+            store.update_regions(moved)
+        if text is not None and text != baseline:
+            store.set_baseline(workspace_id, path, text, now)
+        results: list[CheckpointResult] = []
+        for checkpoint in due:
+            live = per_proposal.get(checkpoint.proposal_id)
+            if live is None:
+                continue
+            held = [h for _, h in live]
+            if gone:
+                measurement = measure_gone(held, created_file=created[checkpoint.proposal_id])
+            else:
+                measurement = measure_hunks(text, held)
+            outcome, reason = decide(State.APPLIED, measurement)
+            results.append(
+                CheckpointResult(
+                    checkpoint_id=checkpoint.checkpoint_id,
+                    proposal_id=checkpoint.proposal_id,
+                    window=checkpoint.window,
+                    similarity=None if measurement.lost else measurement.similarity,
+                    retention=None if measurement.lost else measurement.retention,
+                    outcome=outcome,
+                    reason=reason,
+                    final=checkpoint.is_final,
+                )
+            )
+        store.record_checkpoints(results, observed_at=now, via=via)
+        report.checkpoints += len(results)
+        report.settled.extend(r.proposal_id for r in results if r.final)
+    return report
+
+
+def follow_to(store: Store, proposal: ProposalInput, relative_path: str, *, now: float) -> None:
+    """Before a new proposal sets a file's baseline to the text right after its edit, move the
+    regions of the file's earlier live proposals to that text, so they stay relative to it."""
+    if proposal.state is not State.APPLIED or proposal.file_text is None:
+        return
+    workspace_id = store.ensure_workspace(proposal.workspace, now)
+    if store.baseline(workspace_id, relative_path) == proposal.file_text:
+        return  # nothing moved since the regions were last placed
+    if store.live_proposals(workspace_id, relative_path):
+        observe_file(
+            store, workspace_id, relative_path, proposal.file_text, (), now=now, via="disk"
+        )
+
+
+def observe_due(
+    store: Store,
+    config: Config,
+    *,
+    now: float,
+    workspace_root: str | None = None,
+    paths: Sequence[str] = (),
+    text_of: TextSource = _disk_text,
+    exists: ExistsSource = _on_disk,
+    via: str = "disk",
+) -> ObserveReport:
+    """Evaluate every checkpoint due at `now`, one file at a time."""
+    del config  # windows are fixed per checkpoint when it is scheduled
+    due = store.due_checkpoints(now, workspace_root=workspace_root, paths=paths)
+    by_file: dict[tuple[int, str, str], list[DueCheckpoint]] = defaultdict(list)
+    for checkpoint in due:
+        by_file[(checkpoint.workspace_id, checkpoint.root, checkpoint.path)].append(checkpoint)
+    total = ObserveReport()
+    files = list(by_file.items())
+    # Files are grouped into transactions of a few dozen: one commit per file costs more than
+    # the work, and a group still holds the write lock for only tens of milliseconds.
+    for i in range(0, len(files), FILES_PER_TRANSACTION):
+        with store.transaction():
+            for (workspace_id, root, path), checkpoints in files[i : i + FILES_PER_TRANSACTION]:
+                text = text_of(root, path)
+                gone = text is None and not exists(root, path)
+                report = observe_file(
+                    store, workspace_id, path, text, checkpoints, now=now, via=via, gone=gone
+                )
+                total.checkpoints += report.checkpoints
+                total.settled.extend(report.settled)
+    return total

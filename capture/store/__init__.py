@@ -1,0 +1,11 @@
+"""The local SQLite store: the rendezvous point of editor windows, hook commands and watchers.
+
+`database` holds `Store` (connections, transactions, every write); `schema` its numbered
+migrations; `edit_rollups` and `run_rollups` the report's rollup tables and triggers (one way:
+the run rollups build on the edit rollups' spans); `ids` time-ordered record ids; `episodes`
+the episode JSON read back from it.
+
+May import `capture.errors`, `capture.model`, `capture.edits` and `capture.testruns` (the
+decisions it applies inside a transaction), never what records into it. Stdlib `sqlite3` only
+on the paths a hook call takes: sqlite-utils is imported when a migration runs.
+"""

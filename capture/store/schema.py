@@ -1,0 +1,329 @@
+"""The database schema, created and upgraded by numbered migrations.
+
+sqlite-utils is imported only when a migration is pending: the hook path opens the store on every
+agent tool call and must not pay for that import. `PRAGMA user_version` mirrors the number of
+applied migrations, so "is the schema current?" is one cheap read.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "migrate"]
+
+MIGRATION_SET = "capture"
+
+
+def _report_statements() -> list[str]:
+    # Imported when the migration runs only: every hook call imports this module.
+    from capture.store.edit_rollups import rollup_statements
+    from capture.store.run_rollups import run_rollup_statements
+
+    return [*rollup_statements(), *run_rollup_statements()]
+
+
+# Each entry: (name, list of SQL statements, or a function returning them when the migration
+# runs). Append only: never edit a released migration.
+_MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
+    (
+        "m001_initial",
+        [
+            """CREATE TABLE workspaces (
+                id INTEGER PRIMARY KEY,
+                root TEXT NOT NULL UNIQUE,
+                created_at REAL NOT NULL
+            )""",
+            """CREATE TABLE episodes (
+                id TEXT PRIMARY KEY,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                agent TEXT NOT NULL,
+                model TEXT,
+                session_id TEXT,
+                turn_id TEXT,
+                key TEXT UNIQUE,
+                prompt TEXT,
+                source TEXT,
+                started_at REAL NOT NULL,
+                last_at REAL NOT NULL,
+                ended_at REAL,
+                settled_at REAL
+            )""",
+            "CREATE INDEX episodes_workspace_last ON episodes(workspace_id, agent, last_at)",
+            "CREATE INDEX episodes_started ON episodes(started_at)",
+            """CREATE TABLE proposals (
+                id TEXT PRIMARY KEY,
+                episode_id TEXT NOT NULL REFERENCES episodes(id),
+                workspace_id INTEGER REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                agent TEXT NOT NULL,
+                model TEXT,
+                tool TEXT,
+                tool_use_id TEXT,
+                dedupe_key TEXT UNIQUE,
+                state TEXT NOT NULL CHECK (state IN ('shown', 'applied', 'rejected')),
+                outcome TEXT NOT NULL DEFAULT 'pending',
+                reason TEXT,
+                similarity REAL,
+                retention REAL,
+                chars_added INTEGER NOT NULL DEFAULT 0,
+                chars_removed INTEGER NOT NULL DEFAULT 0,
+                lines_added INTEGER NOT NULL DEFAULT 0,
+                lines_removed INTEGER NOT NULL DEFAULT 0,
+                created_file INTEGER NOT NULL DEFAULT 0,
+                backfilled INTEGER NOT NULL DEFAULT 0,
+                source TEXT,
+                created_at REAL NOT NULL,
+                applied_at REAL,
+                decided_at REAL,
+                decided_by TEXT,
+                settled_at REAL
+            )""",
+            "CREATE INDEX proposals_episode ON proposals(episode_id)",
+            "CREATE INDEX proposals_workspace_outcome ON proposals(workspace_id, outcome)",
+            "CREATE INDEX proposals_workspace_path ON proposals(workspace_id, path, state)",
+            "CREATE INDEX proposals_created ON proposals(created_at)",
+            """CREATE TABLE hunks (
+                id INTEGER PRIMARY KEY,
+                proposal_id TEXT NOT NULL REFERENCES proposals(id),
+                idx INTEGER NOT NULL,
+                old_text TEXT NOT NULL,
+                new_text TEXT NOT NULL,
+                region_start INTEGER,
+                region_end INTEGER,
+                context_before TEXT NOT NULL DEFAULT '',
+                context_after TEXT NOT NULL DEFAULT '',
+                status TEXT NOT NULL DEFAULT 'tracking',
+                UNIQUE (proposal_id, idx)
+            )""",
+            """CREATE TABLE checkpoints (
+                id INTEGER PRIMARY KEY,
+                proposal_id TEXT NOT NULL REFERENCES proposals(id),
+                window TEXT NOT NULL,
+                window_seconds REAL NOT NULL,
+                due_at REAL NOT NULL,
+                observed_at REAL,
+                similarity REAL,
+                retention REAL,
+                outcome TEXT,
+                via TEXT,
+                UNIQUE (proposal_id, window)
+            )""",
+            "CREATE INDEX checkpoints_due ON checkpoints(due_at) WHERE observed_at IS NULL",
+            """CREATE TABLE tracked_files (
+                workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                text TEXT,
+                observed_at REAL NOT NULL,
+                PRIMARY KEY (workspace_id, path)
+            )""",
+            """CREATE TABLE test_runs (
+                id TEXT PRIMARY KEY,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                command TEXT NOT NULL,
+                name TEXT,
+                cwd TEXT,
+                source TEXT NOT NULL,
+                started_at REAL NOT NULL,
+                duration_s REAL,
+                exit_code INTEGER,
+                passed INTEGER,
+                failed INTEGER,
+                errors INTEGER,
+                skipped INTEGER,
+                failing_ids TEXT,
+                dedupe_key TEXT UNIQUE
+            )""",
+            "CREATE INDEX test_runs_workspace_started ON test_runs(workspace_id, started_at)",
+            """CREATE TABLE episode_test_runs (
+                episode_id TEXT NOT NULL REFERENCES episodes(id),
+                test_run_id TEXT NOT NULL REFERENCES test_runs(id),
+                PRIMARY KEY (episode_id, test_run_id)
+            )""",
+            "CREATE INDEX episode_test_runs_run ON episode_test_runs(test_run_id)",
+            """CREATE TABLE events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at REAL NOT NULL,
+                kind TEXT NOT NULL,
+                source TEXT,
+                workspace TEXT,
+                payload TEXT
+            )""",
+            "CREATE INDEX events_at ON events(at)",
+        ],
+    ),
+    (
+        "m002_test_runs",
+        [
+            # where the counts came from (runner, plugin/junit/summary, the JUnit file)
+            "ALTER TABLE test_runs ADD COLUMN runner TEXT",
+            "ALTER TABLE test_runs ADD COLUMN results_from TEXT",
+            "ALTER TABLE test_runs ADD COLUMN report TEXT",
+            # open: the episode was not settled when the run started; late: see
+            # capture.testruns.linking
+            "ALTER TABLE episode_test_runs ADD COLUMN link TEXT NOT NULL DEFAULT 'open'",
+            """CREATE TABLE test_results (
+                test_run_id TEXT NOT NULL REFERENCES test_runs(id),
+                idx INTEGER NOT NULL,
+                test_id TEXT NOT NULL,
+                outcome TEXT NOT NULL
+                    CHECK (outcome IN ('passed', 'failed', 'error', 'skipped')),
+                file TEXT,
+                classname TEXT,
+                duration_s REAL,
+                PRIMARY KEY (test_run_id, idx)
+            ) WITHOUT ROWID""",
+            """CREATE INDEX test_results_failing ON test_results(test_run_id)
+                WHERE outcome IN ('failed', 'error')""",
+        ],
+    ),
+    (
+        "m003_hooks",
+        [
+            # Hook payloads queued as received by the fast lane, applied in order by a
+            # detached child or the next reader (see capture.hooks.inbox).
+            """CREATE TABLE hook_inbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at REAL NOT NULL,
+                agent TEXT NOT NULL,
+                event TEXT,
+                payload BLOB NOT NULL,
+                cwd TEXT,
+                env TEXT
+            )""",
+            # An agent's edit announced by a pre-tool-use hook, waiting for its post-tool-use:
+            # if none comes before the turn ends, the edit was denied and is recorded rejected.
+            """CREATE TABLE hook_pending (
+                key TEXT PRIMARY KEY,
+                agent TEXT NOT NULL,
+                session_id TEXT,
+                turn_id TEXT,
+                workspace_id INTEGER REFERENCES workspaces(id),
+                path TEXT NOT NULL,
+                proposal TEXT NOT NULL,
+                created_at REAL NOT NULL
+            )""",
+            "CREATE INDEX hook_pending_session ON hook_pending(agent, session_id)",
+            # What a session-start hook told about a session (Claude Code names the model only
+            # there), for the episodes of its later turns.
+            """CREATE TABLE hook_sessions (
+                agent TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                model TEXT,
+                source TEXT,
+                started_at REAL NOT NULL,
+                PRIMARY KEY (agent, session_id)
+            )""",
+            # Transcripts and histories already imported, so a second import skips them.
+            """CREATE TABLE imported_files (
+                importer TEXT NOT NULL,
+                path TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                imported_at REAL NOT NULL,
+                proposals INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (importer, path)
+            )""",
+        ],
+    ),
+    # Rollups for `capture report` (kept by triggers) and the indexes its raw queries use.
+    ("m006_report", _report_statements),
+    (
+        # Opt-in upload (sync/): settings, per-workspace opt-in, the durable outbox, and what was
+        # last projected for each episode (to send a new revision only when it changed).
+        "m005_sync",
+        [
+            """CREATE TABLE sync_settings (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                enabled INTEGER NOT NULL DEFAULT 0,
+                url TEXT,
+                token TEXT,
+                salt BLOB,
+                last_run_at REAL,
+                last_success_at REAL,
+                last_error TEXT,
+                updated_at REAL
+            )""",
+            "INSERT INTO sync_settings (id) VALUES (1)",
+            # root '*' holds the settings of `--all` (every workspace not listed on its own).
+            """CREATE TABLE sync_workspaces (
+                root TEXT PRIMARY KEY,
+                level TEXT NOT NULL,
+                include TEXT NOT NULL DEFAULT '[]',
+                exclude TEXT NOT NULL DEFAULT '[]',
+                enabled_at REAL NOT NULL
+            )""",
+            """CREATE TABLE sync_outbox (
+                id INTEGER PRIMARY KEY,
+                episode_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                level TEXT NOT NULL,
+                content_hash TEXT NOT NULL,
+                payload TEXT,
+                state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN
+                    ('queued', 'sent', 'set_aside', 'quarantined', 'superseded')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at REAL NOT NULL DEFAULT 0,
+                last_error TEXT,
+                created_at REAL NOT NULL,
+                sent_at REAL,
+                UNIQUE (episode_id, revision)
+            )""",
+            # Rows by state in queue order: the next batch is the first due rows of `queued`.
+            "CREATE INDEX sync_outbox_state ON sync_outbox(state, id)",
+            """CREATE TABLE sync_episodes (
+                episode_id TEXT PRIMARY KEY,
+                fingerprint TEXT NOT NULL,
+                content_hash TEXT NOT NULL,
+                revision INTEGER NOT NULL
+            )""",
+        ],
+    ),
+]
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+def _statements_migration(
+    statements: list[str] | Callable[[], list[str]],
+) -> Callable[[Any], None]:
+    def apply(db: Any) -> None:
+        for sql in statements() if callable(statements) else statements:
+            db.execute(sql)
+
+    return apply
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(db_path: Path) -> int:
+    """Apply pending migrations; returns the schema version now in place.
+
+    A lock file serialises migrations across processes: two hook commands starting on a fresh
+    machine must not both try to create the tables.
+    """
+    import sqlite_utils
+    from sqlite_utils.migrations import Migrations
+
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = db_path.with_name(db_path.name + ".migrate.lock")
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        db = sqlite_utils.Database(db_path)
+        try:
+            db.execute("PRAGMA busy_timeout=30000")
+            db.execute("PRAGMA journal_mode=WAL")
+            migrations = Migrations(MIGRATION_SET)
+            for name, statements in _MIGRATIONS:
+                migrations(name=name)(_statements_migration(statements))
+            migrations.apply(db)
+            applied = len(migrations.applied(db))
+            db.execute(f"PRAGMA user_version={applied}")
+            return applied
+        finally:
+            db.close()

@@ -1,0 +1,11 @@
+"""Where test runs come from, and how each is recorded: the `capture run` wrapper (`wrapper`,
+running the command in `passthrough`, handing a plain run to the hook queue in `handoff`), the
+pytest plugin (`pytest_plugin`), and the JUnit watcher (`junit_watcher`); `in_progress` marks
+a run under way so that no other source records it too. (An agent's shell tool call is the
+fourth source: `capture.hooks`.)
+
+Shells: they read the world and write through `capture.recording` and `capture.store`. May
+import everything below them (`capture.testruns`, `capture.store`, `capture.recording`,
+`capture.config`, ...), never the hooks, importers, report, CLI, `server` or `sync`. The pytest
+plugin is imported by every pytest session: nothing here may be imported at its module level.
+"""
