@@ -3,8 +3,10 @@ core.
 
 ``app`` holds the LSP wiring; each other module is one feature or one piece of machinery:
 ``buffer`` (the document model), ``documents`` (open documents, the per-keystroke path),
-``proposals`` (following agent edits), ``checkpoints`` (the timer), ``watcher`` (disk),
-``pickup`` (proposals other processes recorded), ``writer`` (the thread that writes),
-``stored`` (reading live proposals back), ``testruns``, ``undo``, ``stats``, ``params``
-(checking the ``capture/*`` params), ``workspaces``, ``logs``.
+``proposals`` (following agent edits: ``live_proposal`` is one of them in memory,
+``proposal_jobs`` what the writer thread does for them), ``checkpoints`` (the timer),
+``watcher`` (disk), ``pickup`` (proposals other processes recorded), ``writer`` (the thread
+that writes), ``stored`` (reading live proposals back), ``testruns``, ``junit_reports`` (JUnit
+files that appear in the workspaces), ``undo``, ``stats``, ``params`` (checking the
+``capture/*`` params), ``workspaces``, ``logs``.
 """

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.uris import to_fs_path
 
-from capture.edits.regions import Edit, RegionIndex
+from capture.edits.region_index import RegionIndex
+from capture.edits.regions import Edit
 from capture.edits.textdiff import diff_edits
 from server.buffer import TextBuffer
 from server.feature import Feature, NotificationHandler

@@ -6,11 +6,12 @@ editor reports it (``capture/proposal``), the editor accepts a shown one
 the server started (the same thread's first read). The store's regions are relative to the
 file's baseline text, so adopting into an open document carries them from that baseline to
 the buffer with :func:`capture.edits.tracking.follow`; from then on every edit moves them through
-the document's :class:`~capture.edits.regions.RegionIndex`.
+the document's :class:`~capture.edits.region_index.RegionIndex`.
 
 The store learns where the regions are when it needs to: a few seconds after they moved, at
 save, at close, and at each checkpoint, always as a pair (buffer text as the new baseline,
-regions relative to it), written by the writer thread.
+regions relative to it), written by the writer thread (its jobs are in
+:mod:`server.proposal_jobs`).
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pygls.uris import to_fs_path
@@ -32,59 +31,23 @@ from capture.config import Config
 from capture.edits.hunks import locate
 from capture.edits.regions import Region
 from capture.edits.tracking import TrackedHunk, follow
-from capture.files import read_text, relative_to_workspace
-from capture.model import HunkInput, ProposalInput, State
-from capture.recording.observer import ObserveReport, observe_file
-from capture.recording.recorder import record_proposal
-from capture.store.database import Store
+from capture.model import HunkInput, State
 from server.documents import Document
 from server.feature import Feature, NotificationHandler
-from server.params import (
-    HunkParam,
-    ParamsError,
-    ProposalParams,
-    parse_decision,
-    parse_proposal,
-)
-from server.stored import StoredProposal, load_live, sync_text
-from server.workspaces import resolve, workspace_root
+from server.live_proposal import LiveProposal
+from server.params import HunkParam, ParamsError, parse_decision, parse_proposal
+from server.proposal_jobs import decision_job, open_job, persist_job, record_job
+from server.stored import StoredProposal
 
 if TYPE_CHECKING:
     from server.app import CaptureServer
 
-__all__ = ["LiveProposal", "Proposals"]
+__all__ = ["Proposals"]
 
 log = logging.getLogger(__name__)
 
 #: Seconds after regions moved before the store is told (a burst of typing costs one write).
 PERSIST_DELAY = 2.0
-
-
-@dataclass(eq=False, slots=True)
-class LiveProposal:
-    """A proposal being followed. One the editor just reported is followed at once, before
-    the writer thread recorded it: until then its store fields are None, and the writer thread
-    fills them in (before later jobs, which may read them, run)."""
-
-    hunks: list[TrackedHunk]  # texts and contexts; regions live in the document's index
-    proposal_id: str | None = None
-    workspace_id: int | None = None
-    root: str | None = None
-    path: str | None = None
-    file: str | None = None
-    hunk_ids: list[int] = field(default_factory=list)
-    due: list[float] = field(default_factory=list)
-    keys: list[int | None] = field(default_factory=list)  # RegionIndex keys while in a doc
-    doc: Document | None = None
-
-    def fill(self, stored: StoredProposal) -> None:
-        self.proposal_id = stored.proposal_id
-        self.workspace_id = stored.workspace_id
-        self.root = stored.root
-        self.path = stored.path
-        self.file = stored.file
-        self.hunk_ids = [hid for hid, _ in stored.hunks]
-        self.due = sorted(stored.due)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +172,7 @@ class Proposals(Feature):
     def document_opened(self, doc: Document) -> None:
         if doc.fs_path is None:
             return
-        future = self.server.writer.submit(partial(_open_job, doc.fs_path), "open document")
+        future = self.server.writer.submit(partial(open_job, doc.fs_path), "open document")
         future.add_done_callback(partial(self._opened, doc))
 
     def _opened(
@@ -268,7 +231,7 @@ class Proposals(Feature):
             for live in self.in_document(doc)
         ]
         now = time.time() if observe_at is None else observe_at
-        job = partial(_persist_job, doc.buffer.text, spans, now, observe_at is not None)
+        job = partial(persist_job, doc.buffer.text, spans, now, observe_at is not None)
         return self.server.writer.submit(job, "persist regions")
 
     # ------------------------------------------------------------------ checkpoints
@@ -326,7 +289,7 @@ class Proposals(Feature):
         if p.state is State.SHOWN and p.editor_id:
             self.shown[p.editor_id] = _Shown(p.uri, p.hunks)
         job = partial(
-            _record_job,
+            record_job,
             self.config,
             p,
             fs_path,
@@ -396,7 +359,7 @@ class Proposals(Feature):
             ]
             live = self._follow_now(doc, hunks)
         job = partial(
-            _decision_job,
+            decision_job,
             self.config,
             d.proposal_id,
             d.editor_id,
@@ -411,181 +374,3 @@ class Proposals(Feature):
         )
         future = self.server.writer.submit(job, "capture/decision")
         future.add_done_callback(partial(self._recorded, live))
-
-
-# ---------------------------------------------------------------------- writer-thread jobs
-
-
-def _open_job(fs_path: str, store: Store) -> tuple[str, list[StoredProposal]]:
-    file = resolve(fs_path)
-    return file, load_live(store, file=file)
-
-
-def _persist_job(
-    text: str,
-    spans: list[tuple[LiveProposal, list[Region | None]]],
-    now: float,
-    observe: bool,
-    store: Store,
-) -> ObserveReport:
-    # Store fields are read here, on the writer thread: a proposal recorded by an earlier job
-    # has them by now even if the loop has not heard back yet.
-    groups: dict[tuple[int, str], dict[int, tuple[int, int]]] = {}
-    followed: dict[tuple[int, str], set[str]] = {}
-    for live, regions in spans:
-        if live.workspace_id is None or live.path is None or live.proposal_id is None:
-            continue  # its record failed; it is being dropped
-        place = (live.workspace_id, live.path)
-        group = groups.setdefault(place, {})
-        followed.setdefault(place, set()).add(live.proposal_id)
-        for hunk_id, region in zip(live.hunk_ids, regions, strict=False):
-            if region is not None:
-                group[hunk_id] = (region.start, region.end)
-    report = ObserveReport()
-    for (workspace_id, path), spans_by_id in groups.items():
-        sync_text(
-            store,
-            workspace_id,
-            path,
-            text,
-            spans_by_id,
-            followed=followed[(workspace_id, path)],
-            now=now,
-            via="editor",
-        )
-        if not observe:
-            continue
-        due = [
-            c for c in store.due_checkpoints(now, paths=[path]) if c.workspace_id == workspace_id
-        ]
-        if due:
-            observed = observe_file(store, workspace_id, path, text, due, now=now, via="editor")
-            report.checkpoints += observed.checkpoints
-            report.settled.extend(observed.settled)
-    return report
-
-
-def _carry_other_regions(store: Store, root: str, path: str, text: str, now: float) -> None:
-    """Move the file's live regions to ``text`` before a new proposal makes it the baseline,
-    so that the baseline stays true for the proposals already there."""
-    relative = relative_to_workspace(Path(path), Path(root))
-    if relative is None:
-        return
-    workspace_id = store.ensure_workspace(root, now)
-    if store.live_proposals(workspace_id, relative):
-        observe_file(store, workspace_id, relative, text, (), now=now, via="editor")
-
-
-def _record_job(
-    config: Config,
-    p: ProposalParams,
-    fs_path: str,
-    hunks: list[HunkInput],
-    text: str | None,
-    live: LiveProposal | None,
-    folders: list[str],
-    known: set[str],
-    now: float,
-    raw: str,
-    store: Store,
-) -> list[StoredProposal]:
-    path = resolve(fs_path)
-    root = workspace_root(path, folders)
-    dedupe_key = f"lsp:{p.editor_id}" if p.editor_id else None
-    if dedupe_key is not None:
-        row = store.conn.execute(
-            "SELECT id FROM proposals WHERE dedupe_key = ?", (dedupe_key,)
-        ).fetchone()
-        if row is not None:
-            log.info("capture/proposal %s was already recorded as %s", p.editor_id, row[0])
-            return []
-    if text is not None:
-        _carry_other_regions(store, root, path, text, now)
-    proposal = ProposalInput(
-        path=path,
-        workspace=root,
-        agent=p.agent,
-        hunks=hunks,
-        state=p.state,
-        model=p.model,
-        session_id=p.session_id,
-        turn_id=p.turn_id,
-        prompt=p.prompt,
-        tool=p.tool,
-        source="lsp",
-        file_text=text,
-        dedupe_key=dedupe_key,
-        decided_by="user" if p.state is State.REJECTED else None,
-    )
-    proposal_id = record_proposal(store, config, proposal, now=now, raw=raw)
-    known.add(proposal_id)
-    log.info("recorded %s proposal %s for %s", p.state.value, proposal_id, path)
-    if p.state is not State.APPLIED:
-        return []
-    stored = load_live(store, ids=[proposal_id])
-    if live is not None and stored:
-        live.fill(stored[0])
-    return stored
-
-
-def _decision_job(
-    config: Config,
-    proposal_id: str | None,
-    editor_id: str | None,
-    accepted: bool,
-    decided_by: str,
-    text: str | None,
-    hints: list[int | None],
-    live: LiveProposal | None,
-    known: set[str],
-    now: float,
-    raw: str,
-    store: Store,
-) -> list[StoredProposal]:
-    if proposal_id is None:
-        row = store.conn.execute(
-            "SELECT id FROM proposals WHERE dedupe_key = ?", (f"lsp:{editor_id}",)
-        ).fetchone()
-        if row is None:
-            raise ParamsError(f"capture/decision: no proposal with id {editor_id!r}")
-        proposal_id = str(row[0])
-    row = store.proposal_row(proposal_id)
-    root = store.conn.execute(
-        "SELECT root FROM workspaces WHERE id = ?", (row["workspace_id"],)
-    ).fetchone()[0]
-    store.append_event("decision", raw, at=now, source="lsp", workspace=root)
-    if row["state"] != State.SHOWN.value:
-        log.info("capture/decision for %s ignored: it is %s", proposal_id, row["state"])
-        return []
-    if not accepted:
-        store.decide_proposal(proposal_id, accepted=False, decided_by=decided_by, now=now)
-        return []
-    file = os.path.join(root, row["path"])
-    if text is None:
-        text = read_text(Path(file))
-    located = None
-    if text is not None:
-        _carry_other_regions(store, root, file, text, now)
-        hunk_rows = store.hunk_rows(proposal_id)
-        located = locate(
-            text,
-            [
-                HunkInput(h["old_text"], h["new_text"], start=hints[i] if i < len(hints) else None)
-                for i, h in enumerate(hunk_rows)
-            ],
-        )
-    store.decide_proposal(
-        proposal_id,
-        accepted=True,
-        decided_by=decided_by,
-        now=now,
-        located=located,
-        file_text=text,
-        windows=config.windows,
-        late=config.late,
-    )
-    known.add(proposal_id)
-    stored = load_live(store, ids=[proposal_id])
-    if live is not None and stored:
-        live.fill(stored[0])
-    return stored

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from capture.store.database import Store
 from server.feature import Feature, NotificationHandler
+from server.live_proposal import LiveProposal
 from server.params import parse_undo
-from server.proposals import LiveProposal
 
 if TYPE_CHECKING:
     from server.app import CaptureServer

@@ -1,6 +1,7 @@
 """What became of an agent's edit: where its text lives now and the outcome it earns.
 
-Decides how a region moves through a change (`regions`, `positions` for editor coordinates,
+Decides how a region moves through a change (`regions`, `compose` to fold many edits into one
+changeset, `region_index` for many regions at once, `positions` for editor coordinates,
 `textdiff` when only two versions are known), where a hunk sits right after the edit
 (`hunks`, `unidiff`), finding it again by content (`relocate`), what a checkpoint measures and
 which outcome that means (`tracking`, `outcomes`), and when checkpoints fall due (`windows`).

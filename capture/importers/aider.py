@@ -17,19 +17,12 @@ from pathlib import Path
 from capture.config import Config
 from capture.errors import InputError
 from capture.files import find_workspace
-from capture.importers.backfill import (
-    Caches,
-    GitHistory,
-    ImportStats,
-    Judged,
-    Prepared,
-    PreparedEdit,
-    measures_of,
-    write,
-)
 from capture.importers.codex_rollout import diff_hunks
+from capture.importers.git_history import GitHistory
 from capture.importers.judge import judge
+from capture.importers.prepare import Caches, Judged, Prepared, PreparedEdit, measures_of
 from capture.importers.records import History
+from capture.importers.write import ImportStats, write
 from capture.model import ProposalInput, State
 from capture.store.database import Store
 

@@ -16,7 +16,8 @@ from capture.edits.regions import Region
 from capture.edits.tracking import TrackedHunk, follow, measure_gone, measure_hunks
 from capture.files import read_text
 from capture.model import ProposalInput, State
-from capture.store.database import CheckpointResult, DueCheckpoint, Store
+from capture.store.checkpoint_rows import CheckpointResult, DueCheckpoint
+from capture.store.database import Store
 
 __all__ = ["ObserveReport", "follow_to", "observe_due", "observe_file", "tracked_hunks"]
 

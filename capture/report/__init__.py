@@ -1,8 +1,9 @@
 """Personal statistics: `capture report`, its JSON and HTML, and today's figures for status bars.
 
-Figures are pure functions over plain rows (`figures`); `queries` fetches those rows (aggregated
-in SQL, mostly from the rollups in `capture.store.edit_rollups`); `terminal`, `json_out`, `html` and
-`svg` render them. Importing this package is cheap: nothing here imports rich.
+Figures are pure functions (`figures`) over plain rows (`rows`); `queries` fetches those rows
+(aggregated in SQL, mostly from the rollups in `capture.store.edit_rollups`); `terminal`,
+`json_out`, `html` and `svg` render them. Importing this package is cheap: nothing here imports
+rich.
 """
 
 from __future__ import annotations

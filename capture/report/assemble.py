@@ -10,13 +10,13 @@ from dataclasses import replace
 from capture.report.figures import (
     TOP_FILES_GROUP,
     TOP_FILES_TOTAL,
-    Key,
     Report,
     build_report,
 )
 from capture.report.languages import language_of
 from capture.report.periods import day_label, week_label
 from capture.report.queries import Scope, fetch_rows, workspace_roots
+from capture.report.rows import Key
 
 __all__ = ["key_label", "make_report"]
 

@@ -1,4 +1,5 @@
-"""The report's figures: pure functions over the plain rows `capture.report.queries` fetches.
+"""The report's figures: pure functions over the plain rows (`capture.report.rows`) that
+`capture.report.queries` fetches.
 
 Definitions (the README's "capture report" section documents them for users):
 
@@ -26,28 +27,31 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Literal
 
 from capture.edits.windows import LATE
+from capture.report.rows import (
+    CountRow,
+    Counts,
+    EpisodeTestRow,
+    Key,
+    Rate,
+    ReportRows,
+    RetentionRow,
+    TestRunRow,
+    UndoneFileRow,
+)
 
 __all__ = [
     "BY_CHOICES",
     "Change",
-    "CountRow",
-    "Counts",
-    "EpisodeTestRow",
     "Figure",
     "Group",
     "GroupPair",
-    "Rate",
     "Report",
-    "ReportRows",
-    "RetentionRow",
     "TestFigures",
-    "TestRunRow",
     "UndoneFile",
-    "UndoneFileRow",
     "WindowRetention",
     "build_report",
     "percentile",
@@ -60,127 +64,11 @@ __all__ = [
     "retention_curve",
 ]
 
-Key = str | int
 BY_CHOICES = ("agent", "model", "language", "workspace", "day", "week")
 TOP_FILES_TOTAL = 10
 TOP_FILES_GROUP = 5
 
-# -- rows (what the queries return) --------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CountRow:
-    """One group's proposal counts in one period (`current` or the one before)."""
-
-    key: Key
-    current: bool
-    counts: Counts
-
-
-@dataclass(frozen=True, slots=True)
-class RetentionRow:
-    key: Key
-    current: bool
-    window: str
-    seconds: float
-    observed: int = 0
-    lost: int = 0
-    measured_chars: int = 0
-    survived_chars: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class TestRunRow:
-    __test__ = False  # not a pytest class, whatever its name
-
-    key: Key
-    current: bool
-    runs: int = 0
-    with_result: int = 0
-    passed: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class EpisodeTestRow:
-    """Episodes with linked test runs of one group and period that share a first-test time
-    (`delay`: seconds from the first edit to the first run, rounded; None when unknown): how
-    many, how many had a failing run, how many were repaired."""
-
-    key: Key
-    current: bool
-    delay: float | None
-    episodes: int = 0
-    failing: int = 0
-    repaired: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class UndoneFileRow:
-    key: Key
-    workspace: str
-    path: str
-    undone: int
-    settled: int
-
-
-@dataclass(slots=True)
-class ReportRows:
-    """Everything one grouping of one report needs. `test_runs` and `episode_tests` are None
-    when test runs cannot be split that way (by language: a run covers many files)."""
-
-    counts: list[CountRow] = field(default_factory=list)
-    retention: list[RetentionRow] = field(default_factory=list)
-    test_runs: list[TestRunRow] | None = field(default_factory=list)
-    episode_tests: list[EpisodeTestRow] | None = field(default_factory=list)
-    undone_files: list[UndoneFileRow] = field(default_factory=list)
-
-
 # -- figures --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Rate:
-    numerator: int
-    denominator: int
-
-    @property
-    def value(self) -> float | None:
-        return self.numerator / self.denominator if self.denominator else None
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    n: int = 0
-    shown: int = 0
-    applied: int = 0
-    rejected: int = 0
-    kept: int = 0
-    edited: int = 0
-    undone: int = 0
-    lost: int = 0
-    chars_added: int = 0
-    lines_added: int = 0
-
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(*(getattr(self, f) + getattr(other, f) for f in _COUNT_NAMES))
-
-    @property
-    def settled(self) -> int:
-        return self.kept + self.edited + self.undone + self.lost
-
-    @property
-    def pending(self) -> int:
-        return max(self.applied - self.settled, 0)
-
-    @property
-    def acceptance(self) -> Rate:
-        return Rate(self.applied, self.applied + self.rejected)
-
-    def outcome_rate(self, outcome: Literal["kept", "edited", "undone", "lost"]) -> Rate:
-        return Rate(getattr(self, outcome), self.settled)
-
-
-_COUNT_NAMES = tuple(f.name for f in fields(Counts))
 
 
 @dataclass(frozen=True, slots=True)

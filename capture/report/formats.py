@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from capture.report.figures import Change, Rate
+from capture.report.figures import Change
+from capture.report.rows import Rate
 
 __all__ = ["change_text", "format_count", "format_rate", "format_seconds", "value_text"]
 

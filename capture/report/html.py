@@ -8,7 +8,7 @@ from datetime import datetime
 from html import escape
 
 from capture import __version__
-from capture.report.figures import Change, Counts, Group, Rate, Report
+from capture.report.figures import Change, Group, Report
 from capture.report.formats import (
     change_text,
     format_count,
@@ -17,6 +17,7 @@ from capture.report.formats import (
     value_text,
 )
 from capture.report.periods import calendar
+from capture.report.rows import Counts, Rate
 from capture.report.svg import line_chart, stacked_bars
 
 __all__ = ["OUTCOME_SERIES", "render_page"]

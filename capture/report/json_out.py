@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from capture.report.figures import Change, Group, GroupPair, Rate, Report
+from capture.report.figures import Change, Group, GroupPair, Report
+from capture.report.rows import Rate
 from capture.store.episodes import iso
 
 __all__ = ["REPORT_SCHEMA", "report_json"]

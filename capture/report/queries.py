@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from capture.report.figures import (
-    BY_CHOICES,
+from capture.report.figures import BY_CHOICES
+from capture.report.periods import split
+from capture.report.rows import (
     CountRow,
     Counts,
     EpisodeTestRow,
@@ -26,7 +27,6 @@ from capture.report.figures import (
     TestRunRow,
     UndoneFileRow,
 )
-from capture.report.periods import split
 from capture.store.edit_rollups import COUNT_COLUMNS, RETENTION_COLUMNS, SPANS, ext_sql
 from capture.store.run_rollups import run_passed_sql
 

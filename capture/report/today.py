@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from capture.report.assemble import make_report
-from capture.report.figures import Rate, Report
+from capture.report.figures import Report
 from capture.report.json_out import group_json
 from capture.report.periods import day_start, local_offset
 from capture.report.queries import Scope, workspace_id_of
+from capture.report.rows import Rate
 from capture.store.database import Store
 
 __all__ = ["oneline", "today_stats"]

@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from capture.edits.positions import LineIndex, PositionEncoding  # noqa: E402
-from capture.edits.regions import Edit, Region, RegionIndex, is_outside, track  # noqa: E402
+from capture.edits.region_index import RegionIndex  # noqa: E402
+from capture.edits.regions import Edit, Region, is_outside, track  # noqa: E402
 
 SEED = 20240611
 REGIONS = 1_000

@@ -11,8 +11,9 @@ import pytest
 
 from capture.config import load_config
 from capture.importers import backfill
-from capture.importers.backfill import ImportStats, import_files, record_history
+from capture.importers.backfill import import_files
 from capture.importers.claude_transcript import read_transcript
+from capture.importers.write import ImportStats, record_history
 from capture.store.database import Store
 from tests.e2e.hook_support import example_text, make_workspace
 from tests.unit.test_report_rollups import assert_consistent

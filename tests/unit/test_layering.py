@@ -169,7 +169,8 @@ def test_every_core_module_has_a_place_in_the_layers() -> None:
 
 
 def test_the_core_imports_only_downwards() -> None:
-    assert layering_violations(all_edges()) == []
+    problems = layering_violations(all_edges())
+    assert not problems, "imports against the layering:\n" + "\n".join(problems)
 
 
 def test_a_forbidden_import_is_named() -> None:
@@ -230,8 +231,8 @@ def _module_level_closure(start: tuple[str, ...]) -> dict[str, str]:
 
 def test_the_hook_fast_lane_loads_nothing_heavy() -> None:
     reached = _module_level_closure(FAST_LANE)
-    extra = {m: by for m, by in reached.items() if m not in FAST_LANE_MAY_LOAD}
-    assert extra == {}, "imported at module level on the path every agent tool call takes"
+    extra = [f"{m} (imported by {by})" for m, by in reached.items() if m not in FAST_LANE_MAY_LOAD]
+    assert not extra, "loaded on the path every agent tool call takes:\n" + "\n".join(extra)
 
 
 def test_the_pytest_plugin_imports_nothing_at_module_level() -> None:
@@ -256,3 +257,21 @@ def test_every_package_says_what_it_holds(package: str) -> None:
         and not ast.get_docstring(ast.parse(path.read_text()))
     ]
     assert missing == []
+
+
+#: What the pure decisions never touch: files, processes, clocks, the database, the network.
+IMPURE = frozenset(
+    {"os", "pathlib", "shutil", "tempfile", "sqlite3", "subprocess", "socket", "threading"}
+    | {"asyncio", "time", "datetime", "select", "signal", "fcntl"}
+)
+
+
+def test_the_edit_decisions_are_pure() -> None:
+    found = [
+        f"{_where(name, line)} imports {target}"
+        for name in MODULES
+        if component_of(name) == "capture.edits"
+        for line, target in imports_of(name)
+        if target.split(".")[0] in IMPURE
+    ]
+    assert not found, "the edit decisions must not touch the world:\n" + "\n".join(found)

@@ -6,16 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from capture.edits.compose import compose
+from capture.edits.region_index import RegionIndex
 from capture.edits.regions import (
     LEFT,
     RIGHT,
     Edit,
     Region,
-    RegionIndex,
     Section,
     apply_changeset,
     apply_edit,
-    compose,
     is_outside,
     map_point,
     track,

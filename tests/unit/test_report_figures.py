@@ -7,14 +7,6 @@ from hypothesis import strategies as st
 
 from capture.report.figures import (
     Change,
-    CountRow,
-    Counts,
-    EpisodeTestRow,
-    Rate,
-    ReportRows,
-    RetentionRow,
-    TestRunRow,
-    UndoneFileRow,
     build_report,
     figures_for,
     fold_tests,
@@ -30,6 +22,16 @@ from capture.report.formats import (
 )
 from capture.report.languages import OTHER, language_of
 from capture.report.periods import calendar, day_label, day_start, split, week_label
+from capture.report.rows import (
+    CountRow,
+    Counts,
+    EpisodeTestRow,
+    Rate,
+    ReportRows,
+    RetentionRow,
+    TestRunRow,
+    UndoneFileRow,
+)
 from capture.report.timeline import episode_timeline, is_test_file, run_result
 
 

@@ -248,7 +248,7 @@ def test_rows_inserted_with_the_rollups_deferred_are_added_at_the_catch_up(
     from capture.edits.hunks import LocatedHunk
     from capture.edits.windows import DEFAULT_LATE, parse_windows
     from capture.model import HunkInput, Outcome, ProposalInput, State
-    from capture.store.database import Observed, Settled
+    from capture.store.proposal_rows import Observed, Settled
 
     conn = store.conn
     before = set(map(tuple, conn.execute("SELECT name, sql FROM sqlite_master")))

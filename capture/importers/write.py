@@ -1,0 +1,222 @@
+"""Prepared transcripts into the store, in the main process: one transaction per transcript
+(the caller's batch, when one is open), under the keys the live hooks use, so an edit a hook
+recorded is not recorded again and importing twice adds nothing twice.
+"""
+
+from __future__ import annotations
+
+from capture.config import Config
+from capture.importers.git_history import GitHistory
+from capture.importers.prepare import SOURCE, Caches, Prepared, PreparedEdit, prepare
+from capture.importers.records import History
+from capture.store.database import Store
+from capture.store.proposal_rows import Observed, Settled
+
+__all__ = ["ImportStats", "record_history", "write"]
+
+
+class ImportStats:
+    __slots__ = ("files", "skipped", "proposals", "rejected", "known", "runs", "outside", "bad")
+
+    def __init__(self) -> None:
+        self.files = 0  # read and recorded
+        self.skipped = 0  # imported before and unchanged since
+        self.proposals = 0
+        self.rejected = 0
+        self.known = 0  # recorded before (by a hook or an earlier import)
+        self.runs = 0
+        self.outside = 0  # edits of files outside any workspace
+        self.bad = 0  # unreadable lines or files
+
+    def summary(self) -> str:
+        return (
+            f"{self.files} file(s) imported, {self.skipped} unchanged since the last import; "
+            f"{self.proposals} proposal(s) ({self.rejected} rejected), {self.runs} test run(s); "
+            f"{self.known} already recorded, {self.outside} outside any workspace, "
+            f"{self.bad} unreadable line(s)"
+        )
+
+
+class _Episodes:
+    """The workspaces and episodes of one transcript's records. A turn's episode is ensured
+    once; its later records only move its last activity, written before anything reads it
+    (`flush`): they come in time order and say the same model and prompt, so the rows end up
+    as if each record had ensured it. Episodes without a turn id are found by time."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.gap = config.episode_gap
+        self.workspaces: dict[str, int] = {}
+        self.turns: dict[tuple[str | None, ...], str] = {}
+        self.moved: dict[str, float] = {}  # last activity not written yet, by episode
+
+    def workspace(self, root: str, at: float) -> int:
+        if root not in self.workspaces:
+            self.workspaces[root] = self.store.ensure_workspace(root, at)
+        return self.workspaces[root]
+
+    def episode(
+        self,
+        root: str,
+        at: float,
+        *,
+        agent: str,
+        session_id: str | None,
+        turn_id: str | None,
+        model: str | None,
+        prompt: str | None,
+        source: str = SOURCE,
+    ) -> tuple[int, str]:
+        workspace_id = self.workspace(root, at)
+        key = (agent, session_id, turn_id, model, prompt, source)
+        if turn_id and key in self.turns:
+            episode_id = self.turns[key]
+            self.moved[episode_id] = max(self.moved.get(episode_id, at), at)
+            return workspace_id, episode_id
+        if not turn_id:
+            self.flush()  # found by its last activity: every episode's must be written
+        episode_id = self.store.ensure_episode(
+            workspace_id=workspace_id,
+            agent=agent,
+            now=at,
+            gap=self.gap,
+            session_id=session_id,
+            turn_id=turn_id,
+            model=model,
+            prompt=prompt,
+            source=source,
+        )
+        if turn_id:
+            self.turns[key] = episode_id
+        return workspace_id, episode_id
+
+    def flush(self) -> None:
+        self.store.conn.executemany(
+            "UPDATE episodes SET last_at = max(last_at, ?) WHERE id = ?",
+            [(at, episode_id) for episode_id, at in self.moved.items()],
+        )
+        self.moved.clear()
+
+
+def _known(store: Store, table: str, keys: list[str]) -> set[str]:
+    """The keys among `keys` a row of `table` already has (a hook or an earlier import)."""
+    found: set[str] = set()
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            row[0]
+            for row in store.conn.execute(
+                f"SELECT dedupe_key FROM {table} WHERE dedupe_key IN ({marks})", chunk
+            )
+        )
+    return found
+
+
+def _write_edit(
+    store: Store, config: Config, ready: PreparedEdit, now: float, episodes: _Episodes
+) -> str:
+    judged = ready.judged
+    settled = None
+    if judged is not None:
+        settled = Settled(
+            at=now,
+            outcome=judged.outcome,
+            reason=judged.reason,
+            windows=Observed(judged.sim, judged.ret, judged.outcome, judged.via),
+            late=Observed(judged.late_sim, judged.late_ret, judged.late_outcome, SOURCE),
+        )
+    # settled at once; its episode is settled once the whole transcript is in (write)
+    proposal = ready.proposal
+    return store.add_proposal(
+        proposal,
+        ready.located,
+        relative_path=ready.relative,
+        now=ready.at,
+        windows=config.windows,
+        late=config.late,
+        gap=config.episode_gap,
+        settled=settled,
+        episode=episodes.episode(
+            proposal.workspace,
+            ready.at,
+            agent=proposal.agent,
+            session_id=proposal.session_id,
+            turn_id=proposal.turn_id,
+            model=proposal.model,
+            prompt=proposal.prompt,
+            source=proposal.source,
+        ),
+    )
+
+
+def write(
+    store: Store, config: Config, prepared: Prepared, *, now: float, stats: ImportStats
+) -> None:
+    """Record one prepared transcript, in one transaction (the caller's, when one is open)."""
+    history = prepared.history
+    stats.outside += prepared.outside
+    with store.transaction():
+        ensured = _Episodes(store, config)
+        episodes: set[str] = set()
+        recorded: list[str] = []
+        known = _known(store, "proposals", [e.proposal.dedupe_key or "" for e in prepared.edits])
+        for ready in prepared.edits:
+            key = ready.proposal.dedupe_key or ""
+            if key in known:
+                stats.known += 1
+                continue
+            known.add(key)  # a transcript may tell one call twice
+            recorded.append(_write_edit(store, config, ready, now, ensured))
+            stats.proposals += 1
+            stats.rejected += ready.judged is None
+        runs_known = _known(store, "test_runs", [r.run.dedupe_key or "" for r in prepared.runs])
+        for ready_run in prepared.runs:
+            run = ready_run.run
+            if run.dedupe_key in runs_known or run.workspace is None:
+                continue
+            runs_known.add(run.dedupe_key or "")
+            run_id = store.add_test_run(run, now=run.started_at, link=False)
+            stats.runs += 1
+            turn = ready_run.turn
+            _, episode = ensured.episode(
+                run.workspace,
+                run.started_at,
+                agent=history.agent,
+                session_id=history.session_id,
+                turn_id=turn.turn_id if turn else None,
+                model=turn.model if turn else None,
+                prompt=turn.prompt if turn else None,
+            )
+            episodes.add(episode)
+            store.conn.execute(
+                "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
+                (episode, run_id),
+            )
+        for start in range(0, len(recorded), 500):
+            chunk = recorded[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            episodes.update(
+                row[0]
+                for row in store.conn.execute(
+                    f"SELECT DISTINCT episode_id FROM proposals WHERE id IN ({marks})", chunk
+                )
+            )
+        ensured.flush()
+        # a past session is over: its turns are closed episodes, settled when every proposal
+        # has its outcome (all of them have, unless an earlier import left one open)
+        store.conn.executemany(
+            """UPDATE episodes SET ended_at = coalesce(ended_at, last_at),
+               settled_at = CASE WHEN NOT EXISTS (SELECT 1 FROM proposals p WHERE
+               p.episode_id = episodes.id AND p.settled_at IS NULL)
+               THEN coalesce(settled_at, ?) ELSE settled_at END WHERE id = ?""",
+            [(now, episode) for episode in sorted(episodes)],
+        )
+
+
+def record_history(
+    store: Store, config: Config, history: History, *, now: float, stats: ImportStats
+) -> None:
+    """Judge and record one transcript (both steps in this process)."""
+    caches = Caches(GitHistory())
+    write(store, config, prepare(history, caches, config.test_commands), now=now, stats=stats)

@@ -1,0 +1,42 @@
+"""The proposal the server follows in memory, shared by the feature and its writer-thread jobs.
+
+Its own module because both sides hold the same object: the event loop moves its regions,
+the writer thread fills in its store fields once it is recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from capture.edits.tracking import TrackedHunk
+from server.documents import Document
+from server.stored import StoredProposal
+
+__all__ = ["LiveProposal"]
+
+
+@dataclass(eq=False, slots=True)
+class LiveProposal:
+    """A proposal being followed. One the editor just reported is followed at once, before
+    the writer thread recorded it: until then its store fields are None, and the writer thread
+    fills them in (before later jobs, which may read them, run)."""
+
+    hunks: list[TrackedHunk]  # texts and contexts; regions live in the document's index
+    proposal_id: str | None = None
+    workspace_id: int | None = None
+    root: str | None = None
+    path: str | None = None
+    file: str | None = None
+    hunk_ids: list[int] = field(default_factory=list)
+    due: list[float] = field(default_factory=list)
+    keys: list[int | None] = field(default_factory=list)  # RegionIndex keys while in a doc
+    doc: Document | None = None
+
+    def fill(self, stored: StoredProposal) -> None:
+        self.proposal_id = stored.proposal_id
+        self.workspace_id = stored.workspace_id
+        self.root = stored.root
+        self.path = stored.path
+        self.file = stored.file
+        self.hunk_ids = [hid for hid, _ in stored.hunks]
+        self.due = sorted(stored.due)

@@ -1,0 +1,204 @@
+"""The proposals feature's writer-thread jobs: what :mod:`server.proposals` asks of the store.
+
+They run on the writer thread, never on the event loop, so they are kept apart from the
+LSP-facing feature: each takes plain values (and the :class:`LiveProposal` it may fill in)
+and the store last, as :class:`server.writer.StoreWriter` calls them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from capture.config import Config
+from capture.edits.hunks import locate
+from capture.edits.regions import Region
+from capture.files import read_text, relative_to_workspace
+from capture.model import HunkInput, ProposalInput, State
+from capture.recording.observer import ObserveReport, observe_file
+from capture.recording.recorder import record_proposal
+from capture.store.database import Store
+from server.live_proposal import LiveProposal
+from server.params import ParamsError, ProposalParams
+from server.stored import StoredProposal, load_live, sync_text
+from server.workspaces import resolve, workspace_root
+
+__all__ = ["decision_job", "open_job", "persist_job", "record_job"]
+
+log = logging.getLogger(__name__)
+
+
+def open_job(fs_path: str, store: Store) -> tuple[str, list[StoredProposal]]:
+    file = resolve(fs_path)
+    return file, load_live(store, file=file)
+
+
+def persist_job(
+    text: str,
+    spans: list[tuple[LiveProposal, list[Region | None]]],
+    now: float,
+    observe: bool,
+    store: Store,
+) -> ObserveReport:
+    # Store fields are read here, on the writer thread: a proposal recorded by an earlier job
+    # has them by now even if the loop has not heard back yet.
+    groups: dict[tuple[int, str], dict[int, tuple[int, int]]] = {}
+    followed: dict[tuple[int, str], set[str]] = {}
+    for live, regions in spans:
+        if live.workspace_id is None or live.path is None or live.proposal_id is None:
+            continue  # its record failed; it is being dropped
+        place = (live.workspace_id, live.path)
+        group = groups.setdefault(place, {})
+        followed.setdefault(place, set()).add(live.proposal_id)
+        for hunk_id, region in zip(live.hunk_ids, regions, strict=False):
+            if region is not None:
+                group[hunk_id] = (region.start, region.end)
+    report = ObserveReport()
+    for (workspace_id, path), spans_by_id in groups.items():
+        sync_text(
+            store,
+            workspace_id,
+            path,
+            text,
+            spans_by_id,
+            followed=followed[(workspace_id, path)],
+            now=now,
+            via="editor",
+        )
+        if not observe:
+            continue
+        due = [
+            c for c in store.due_checkpoints(now, paths=[path]) if c.workspace_id == workspace_id
+        ]
+        if due:
+            observed = observe_file(store, workspace_id, path, text, due, now=now, via="editor")
+            report.checkpoints += observed.checkpoints
+            report.settled.extend(observed.settled)
+    return report
+
+
+def _carry_other_regions(store: Store, root: str, path: str, text: str, now: float) -> None:
+    """Move the file's live regions to ``text`` before a new proposal makes it the baseline,
+    so that the baseline stays true for the proposals already there."""
+    relative = relative_to_workspace(Path(path), Path(root))
+    if relative is None:
+        return
+    workspace_id = store.ensure_workspace(root, now)
+    if store.live_proposals(workspace_id, relative):
+        observe_file(store, workspace_id, relative, text, (), now=now, via="editor")
+
+
+def record_job(
+    config: Config,
+    p: ProposalParams,
+    fs_path: str,
+    hunks: list[HunkInput],
+    text: str | None,
+    live: LiveProposal | None,
+    folders: list[str],
+    known: set[str],
+    now: float,
+    raw: str,
+    store: Store,
+) -> list[StoredProposal]:
+    path = resolve(fs_path)
+    root = workspace_root(path, folders)
+    dedupe_key = f"lsp:{p.editor_id}" if p.editor_id else None
+    if dedupe_key is not None:
+        row = store.conn.execute(
+            "SELECT id FROM proposals WHERE dedupe_key = ?", (dedupe_key,)
+        ).fetchone()
+        if row is not None:
+            log.info("capture/proposal %s was already recorded as %s", p.editor_id, row[0])
+            return []
+    if text is not None:
+        _carry_other_regions(store, root, path, text, now)
+    proposal = ProposalInput(
+        path=path,
+        workspace=root,
+        agent=p.agent,
+        hunks=hunks,
+        state=p.state,
+        model=p.model,
+        session_id=p.session_id,
+        turn_id=p.turn_id,
+        prompt=p.prompt,
+        tool=p.tool,
+        source="lsp",
+        file_text=text,
+        dedupe_key=dedupe_key,
+        decided_by="user" if p.state is State.REJECTED else None,
+    )
+    proposal_id = record_proposal(store, config, proposal, now=now, raw=raw)
+    known.add(proposal_id)
+    log.info("recorded %s proposal %s for %s", p.state.value, proposal_id, path)
+    if p.state is not State.APPLIED:
+        return []
+    stored = load_live(store, ids=[proposal_id])
+    if live is not None and stored:
+        live.fill(stored[0])
+    return stored
+
+
+def decision_job(
+    config: Config,
+    proposal_id: str | None,
+    editor_id: str | None,
+    accepted: bool,
+    decided_by: str,
+    text: str | None,
+    hints: list[int | None],
+    live: LiveProposal | None,
+    known: set[str],
+    now: float,
+    raw: str,
+    store: Store,
+) -> list[StoredProposal]:
+    if proposal_id is None:
+        row = store.conn.execute(
+            "SELECT id FROM proposals WHERE dedupe_key = ?", (f"lsp:{editor_id}",)
+        ).fetchone()
+        if row is None:
+            raise ParamsError(f"capture/decision: no proposal with id {editor_id!r}")
+        proposal_id = str(row[0])
+    row = store.proposal_row(proposal_id)
+    root = store.conn.execute(
+        "SELECT root FROM workspaces WHERE id = ?", (row["workspace_id"],)
+    ).fetchone()[0]
+    store.append_event("decision", raw, at=now, source="lsp", workspace=root)
+    if row["state"] != State.SHOWN.value:
+        log.info("capture/decision for %s ignored: it is %s", proposal_id, row["state"])
+        return []
+    if not accepted:
+        store.decide_proposal(proposal_id, accepted=False, decided_by=decided_by, now=now)
+        return []
+    file = os.path.join(root, row["path"])
+    if text is None:
+        text = read_text(Path(file))
+    located = None
+    if text is not None:
+        _carry_other_regions(store, root, file, text, now)
+        hunk_rows = store.hunk_rows(proposal_id)
+        located = locate(
+            text,
+            [
+                HunkInput(h["old_text"], h["new_text"], start=hints[i] if i < len(hints) else None)
+                for i, h in enumerate(hunk_rows)
+            ],
+        )
+    store.decide_proposal(
+        proposal_id,
+        accepted=True,
+        decided_by=decided_by,
+        now=now,
+        located=located,
+        file_text=text,
+        windows=config.windows,
+        late=config.late,
+    )
+    known.add(proposal_id)
+    stored = load_live(store, ids=[proposal_id])
+    if live is not None and stored:
+        live.fill(stored[0])
+    return stored
