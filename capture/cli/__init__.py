@@ -1,7 +1,9 @@
 """The `capture` command: a thin shell over the library.
 
 Subcommands live in modules of their own and are imported only when run, so that
-`capture hook` pays for nothing but the hook path.
+`capture hook` pays for nothing but the hook path. The top of the layering: the only part of
+`capture` that may import `server` (for `capture serve`) and `sync` (for `capture sync` and
+`capture collector`), and that nothing else in the core imports.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Figures are pure functions (`figures`) over plain rows (`rows`); `queries` fetch
 (aggregated in SQL, mostly from the rollups in `capture.store.edit_rollups`); `terminal`,
 `json_out`, `html` and `svg` render them. Importing this package is cheap: nothing here imports
 rich.
+
+Reads the store (`capture.store`: its rollups and the episode JSON) and the shared modules;
+never records anything, and never imports the importers, the CLI, `server` or `sync`.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 `read_payload(agent, payload, env)` returns a `Reading` (see `capture.hooks.agents.facts`). Modules
 are imported only for the agent being read: `capture hook` runs once per agent tool call.
+
+Pure: payloads in, facts out; no file is read, nothing is written. The importers read transcripts
+with the same readers.
 """
 
 from __future__ import annotations
