@@ -1,22 +1,25 @@
 """agent-capture: what coding agents proposed, what became of it, and the tests that followed.
 
-The core, by stage of the pipeline, lowest layer first. A folder imports its own layer's
-folder and lower layers only (`tests/unit/test_layering.py` holds it to that); each folder's
-docstring says what it decides. Nothing in the core imports `server` or `sync` but the CLI.
+The core, by stage of the pipeline, lowest layer first. A folder imports its own modules and
+lower layers only: never a higher layer, never another folder of its own layer
+(`tests/unit/test_layering.py` holds it to that, and to this map). Each folder's docstring says
+what it decides, and where it imports less than its layer allows. Nothing in the core imports
+`server` or `sync` but the CLI.
 
     0  errors, model, dirs, files, globs     shared by every stage
     1  edits/          where an edit's text lives now, and the outcome it earns (pure)
-    1  paths           the XDG paths of the database, config and logs
+    1  paths           the XDG paths of the database, config and logs (`dirs`, with `os` alone)
+    1  install/        our entries in each agent's settings
     2  testruns/       what a test run says, and which episodes it is evidence for
     2  config          config.toml and environment overrides
     3  store/          the SQLite store: schema, writes, rollups, the episode JSON
     4  recording/      the world into the store: proposals, test runs, due checkpoints
     5  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
-    5  install/        our entries in each agent's settings
     6  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
     7  importers/      backfilling history from agents' transcripts
     7  report/         personal statistics
     8  cli/            the `capture` command, a thin shell over all of the above
+    9  __main__        `python -m capture`
 """
 
 __version__ = "0.1.0"

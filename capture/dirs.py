@@ -1,5 +1,7 @@
-"""Where the database lives, computed with `os` alone: the hook's fast lane cannot afford the
-imports of `capture.paths` (dataclasses, pathlib) on every agent tool call."""
+"""Where agent-capture's three directories are (data, config, state), computed with `os` alone:
+the hook's fast lane cannot afford the imports of `capture.paths` (dataclasses, pathlib) on every
+agent tool call. `capture.paths` names the files in them; `capture.files` reads the files that
+agents edit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Reading the files edits live in, and naming them relative to their workspace."""
+"""Reading the files edits live in, and naming them relative to their workspace (agent-capture's
+own files are `capture.paths`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Where agent-capture keeps its files: XDG directories, or everything under CAPTURE_HOME."""
+"""Where agent-capture keeps its files: XDG directories, or everything under CAPTURE_HOME.
+
+The directories themselves come from `capture.dirs` (with `os` alone, for the hook's fast lane);
+this names the database, the config file and the log directory in them."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from capture.hooks.payloads import MAX_PAYLOAD_BYTES, parse_payload
+from capture.hooks.payloads import MAX_PAYLOAD_BYTES, parse_payload, reply_for
 
 # Not `from typing import ...`: the hook's fast lane pays for every import it makes.
 TYPE_CHECKING = False
@@ -88,20 +88,20 @@ def _raw_payload(payload_arg: str | None) -> tuple[bytes, int]:
 def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
     """Queue the payload and release the agent; a detached child applies it. Payloads the queue
     cannot take (first run, oversize, unknown agent) go the slow way, in this process."""
-    from capture.hooks import inbox as hook_inbox
+    from capture.hooks import inbox
 
     try:
         raw, size = _raw_payload(payload_arg)
     except BaseException:  # noqa: BLE001 - a hook never fails the agent
         raw, size = b"", 0
     if agent in _AGENT_NAMES and 0 < size <= MAX_PAYLOAD_BYTES and raw.strip():
-        path = hook_inbox.db_path(os.environ)
-        if hook_inbox.enqueue(path, agent, event, raw, os.getcwd(), hook_inbox.queue_env()):
-            reply = hook_inbox.reply_for(agent, event, raw)
+        path = inbox.db_path(os.environ)
+        if inbox.enqueue(path, agent, event, raw, os.getcwd(), inbox.queue_env()):
+            reply = reply_for(agent, event, raw)
             if reply is not None:
                 sys.stdout.write(reply + "\n")
                 sys.stdout.flush()
-            if not hook_inbox.detach(drain_queue):
+            if not inbox.detach(drain_queue):
                 drain_queue()
             return 0
     return hook_now(agent, event, raw, size)

@@ -204,15 +204,15 @@ def _queue(done: _Done) -> bool:
     except UnicodeEncodeError:
         return False
     from capture.cli.hook_cmd import drain_queue
-    from capture.hooks import inbox as hook_inbox
+    from capture.hooks import inbox
     from capture.testruns.sources.handoff import RUN_AGENT, RUN_EVENT, encode_run
 
     raw = encode_run(argv=done.argv, output=done.finished.output, **done.fields())
-    db = hook_inbox.db_path(os.environ)
+    db = inbox.db_path(os.environ)
     # A locked store is waited for briefly: recording here then waits its own while.
-    if not hook_inbox.enqueue(db, RUN_AGENT, RUN_EVENT, raw, done.cwd, "", timeout=2.0):
+    if not inbox.enqueue(db, RUN_AGENT, RUN_EVENT, raw, done.cwd, "", timeout=2.0):
         return False
-    if not hook_inbox.detach(drain_queue):
+    if not inbox.detach(drain_queue):
         drain_queue()  # queued already: whatever fails here, the next reader applies it
     return True
 

@@ -6,8 +6,9 @@ says whether a payload is readable at all; `agents` reads each agent's payloads 
 call leaves for the next (pending edits, session starts, turn ends); `log` writes what a call
 could not use.
 
-`inbox` and `payloads` import only the stdlib (`os`, `sys`, `sqlite3`, `json`) and
-`capture.dirs`: every agent tool call pays for them. The rest may import everything below the
-hooks (`capture.recording`, `capture.store`, `capture.testruns` and its sources, ...), never the
-importers, report, CLI, `server` or `sync`.
+`inbox` and `payloads` import only the stdlib (`os`, `sys`, `time`, `sqlite3`; `json` once
+there is a payload to parse) and `capture.dirs`: every agent tool call pays for them. The rest
+may import everything below the hooks (`capture.recording`, `capture.store`, `capture.testruns`
+and its sources: `ingest` applies the runs `capture run` queued through
+`capture.testruns.sources.wrapper`), never the importers, report, CLI, `server` or `sync`.
 """

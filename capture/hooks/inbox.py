@@ -3,9 +3,9 @@
 An agent waits for every hook call, so `capture hook` only queues the payload as received (one
 INSERT), answers the agent if its protocol asks, and returns. A detached child then applies the
 queue in order (parsing, proposals, checkpoints) under a lock; any reader of the store drains
-what is left first, so nothing queued is ever invisible for long. Imports here are `os`, `sys`
-and `sqlite3` only: each one is paid on every agent tool call. `capture run` queues the runs it
-has nothing to read for here too (`capture.testruns.sources.handoff`).
+what is left first, so nothing queued is ever invisible for long. Imports here are `os`, `sys`,
+`time`, `sqlite3` and `capture.dirs` only: each one is paid on every agent tool call. `capture run`
+queues the runs it has nothing to read for here too (`capture.testruns.sources.handoff`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ from capture.dirs import capture_dirs
 
 __all__ = [
     "INBOX_ENV",
-    "PROMPT_REPLY",
     "db_path",
     "decode_env",
     "detach",
     "enqueue",
-    "reply_for",
+    "queue_env",
 ]
 
 #: Environment variables agents set for their hooks that the payload readers consult: kept with
@@ -37,19 +36,9 @@ INBOX_ENV = (
     "COPILOT_PROJECT_DIR",
 )
 
-#: Cursor's beforeSubmitPrompt must answer; `continue` lets the prompt through unchanged.
-PROMPT_REPLY = '{"continue": true}'
-
 
 def db_path(env: dict[str, str] | os._Environ[str]) -> str:
     return os.path.join(capture_dirs(env)[0], "capture.db")
-
-
-def reply_for(agent: str, event: str | None, raw: bytes) -> str | None:
-    """What the agent expects on stdout for this call, decided without parsing JSON."""
-    if agent == "cursor" and (event == "beforeSubmitPrompt" or b'"beforeSubmitPrompt"' in raw):
-        return PROMPT_REPLY
-    return None
 
 
 def _encode_env(env: dict[str, str] | os._Environ[str]) -> str:

@@ -1,4 +1,5 @@
-"""Whether a hook payload can be read at all: its size, and a JSON object in UTF-8.
+"""Whether a hook payload can be read at all (its size, a JSON object in UTF-8), and what the
+agent is answered when its protocol asks for an answer.
 
 Used by `capture hook` in the agent's loop and by the queue's applier, so it imports only the
 stdlib, and `json` only once there is something to parse.
@@ -11,10 +12,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MAX_PAYLOAD_BYTES", "parse_payload"]
+__all__ = ["MAX_PAYLOAD_BYTES", "PROMPT_REPLY", "parse_payload", "reply_for"]
 
 #: Larger payloads are drained and dropped (logged): a hook must not stall on them.
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+
+#: Cursor's beforeSubmitPrompt must answer; `continue` lets the prompt through unchanged.
+PROMPT_REPLY = '{"continue": true}'
+
+
+def reply_for(agent: str, event: str | None, raw: bytes) -> str | None:
+    """What the agent expects on stdout for this call, decided without parsing JSON."""
+    if agent == "cursor" and (event == "beforeSubmitPrompt" or b'"beforeSubmitPrompt"' in raw):
+        return PROMPT_REPLY
+    return None
 
 
 def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str, Any], str] | None:

@@ -1,12 +1,12 @@
 """Personal statistics: `capture report`, its JSON and HTML, and today's figures for status bars.
 
 Figures are pure functions (`figures`) over plain rows (`rows`); `queries` fetches those rows
-(aggregated in SQL, mostly from the rollups in `capture.store.edit_rollups`); `terminal`,
+(aggregated in SQL, mostly from the rollups in `capture.store.proposal_rollups`); `terminal`,
 `json_out`, `html` and `svg` render them. Importing this package is cheap: nothing here imports
 rich.
 
-Reads the store (`capture.store`: its rollups and the episode JSON) and the shared modules;
-never records anything, and never imports the importers, the CLI, `server` or `sync`.
+Imports the store (`capture.store`: its rollups and the episode JSON), the checkpoint windows
+(`capture.edits.windows`) and the shared modules, nothing else: it records nothing.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """The SQL behind `capture report`: aggregated rows for `capture.report.figures`.
 
 Proposal counts, retention and test runs come from the rollups kept by triggers
-(`capture.store.edit_rollups`, `capture.store.run_rollups`): whole UTC days and quarter hours of a
-period from them, its partial edges from the raw rows, so figures are exact and cost what the period
-holds in buckets, not in proposals. Each episode's test history comes from its `report_episodes`
-row; the most-undone files from the undone proposals alone (a partial index). Besides the rollups,
-only tables of the first schema version are read, so a database that later migrations extend reports
-the same. With `SPANS` empty every figure is computed from the raw rows (the tests compare both).
+(`capture.store.proposal_rollups`, `capture.store.run_rollups`): whole UTC days and quarter hours of
+a period from them, its partial edges from the raw rows, so figures are exact and cost what the
+period holds in buckets, not in proposals. Each episode's test history comes from its
+`report_episodes` row; the most-undone files from the undone proposals alone (a partial index).
+Besides the rollups, only tables of the first schema version are read, so a database that later
+migrations extend reports the same. With `SPANS` empty every figure is computed from the raw rows
+(the tests compare both).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from capture.report.rows import (
     TestRunRow,
     UndoneFileRow,
 )
-from capture.store.edit_rollups import COUNT_COLUMNS, RETENTION_COLUMNS, SPANS, ext_sql
+from capture.store.proposal_rollups import COUNT_COLUMNS, RETENTION_COLUMNS, SPANS, ext_sql
 from capture.store.run_rollups import run_passed_sql
 
 __all__ = ["Scope", "fetch_rows", "workspace_id_of", "workspace_roots"]

@@ -4,8 +4,9 @@
 which inherits its other writes from one mixin per kind of row: `proposal_rows` (proposals,
 hunks, regions, baselines), `checkpoint_rows` (checkpoints, outcomes, settling) and `run_rows`
 (test runs, their results and links); `row_groups` what those mixins count on from `Store`. `schema`
-holds its numbered migrations; `edit_rollups` and `run_rollups` the report's rollup tables and
-triggers (one way: the run rollups build on the edit rollups' spans); `ids` time-ordered record ids;
+holds its numbered migrations; `proposal_rollups` and `run_rollups` the report's rollup tables and
+triggers (one way: the run rollups build on the proposal rollups' spans); `ids` time-ordered record
+ids;
 `episodes` the episode JSON read back from it.
 
 May import `capture.errors`, `capture.model`, `capture.edits` and `capture.testruns` (the

@@ -110,7 +110,7 @@ class Store(ProposalRows, CheckpointRows, RunRows):
         commit: no other connection ever sees the triggers missing). For bulk inserts, where a
         trigger per row costs more than the row. Rows inserted meanwhile must not be updated or
         deleted before the catch-up: their update triggers would take out what is not in yet."""
-        from capture.store.edit_rollups import INSERT_TRIGGERS
+        from capture.store.proposal_rollups import INSERT_TRIGGERS
 
         assert self.conn.in_transaction, "defer_rollups needs an open write transaction"
         marks = ",".join("?" * len(INSERT_TRIGGERS))
@@ -129,7 +129,7 @@ class Store(ProposalRows, CheckpointRows, RunRows):
 
     def catch_up_rollups(self, deferred: DeferredRollups) -> None:
         """Add the rows inserted since `defer_rollups` to the rollups; restore the triggers."""
-        from capture.store.edit_rollups import INSERT_TRIGGERS, catch_up_statements
+        from capture.store.proposal_rollups import INSERT_TRIGGERS, catch_up_statements
 
         if len(deferred.triggers) == len(INSERT_TRIGGERS):
             marks = {"proposals": deferred.proposals, "checkpoints": deferred.checkpoints}

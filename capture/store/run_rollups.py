@@ -1,5 +1,6 @@
 """Rollups of test runs and of each episode's test history, kept current by triggers (part of
-migration m006_report, like `capture.store.edit_rollups`: never change what these functions return).
+migration m006_report, like `capture.store.proposal_rollups`: never change what these functions
+return).
 
 - `report_tests`: per (dimension, span, bucket of the run's start, the run's workspace, value),
   the test runs that followed an agent edit: each run counted once per value of the episodes it
@@ -13,7 +14,7 @@ migration m006_report, like `capture.store.edit_rollups`: never change what thes
 
 from __future__ import annotations
 
-from capture.store.edit_rollups import SPANS
+from capture.store.proposal_rollups import SPANS
 
 __all__ = ["RUN_COLUMNS", "RUN_DIMENSIONS", "run_passed_sql", "run_rollup_statements"]
 

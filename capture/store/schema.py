@@ -20,7 +20,7 @@ MIGRATION_SET = "capture"
 
 def _report_statements() -> list[str]:
     # Imported when the migration runs only: every hook call imports this module.
-    from capture.store.edit_rollups import rollup_statements
+    from capture.store.proposal_rollups import rollup_statements
     from capture.store.run_rollups import run_rollup_statements
 
     return [*rollup_statements(), *run_rollup_statements()]

@@ -275,9 +275,9 @@ def test_a_run_with_only_output_is_queued_and_recorded_in_the_background(
     # Recording is left to the detached process: the wrapper loads neither the store nor
     # the model, nor what they cost (dataclasses, argparse).
     loaded = imported & {
-        "capture.store.database",
+        "capture.store",
         "capture.model",
-        "capture.recording.recorder",
+        "capture.recording",
         "dataclasses",
     }
     assert loaded == set()

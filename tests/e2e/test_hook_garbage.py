@@ -102,7 +102,9 @@ FAST_LANE_FORBIDDEN = (
     "dataclasses",
     "json",
     "argparse",
-    "capture.store.database",
+    "capture.store",
+    "capture.recording",
+    "capture.edits",
 )
 
 

@@ -351,7 +351,7 @@ def test_counts_follow_the_rollup_columns() -> None:
     """Rollup rows are unpacked into Counts by position."""
     from dataclasses import fields
 
-    from capture.store.edit_rollups import COUNT_COLUMNS
+    from capture.store.proposal_rollups import COUNT_COLUMNS
 
     assert tuple(f.name for f in fields(Counts)) == COUNT_COLUMNS
 

@@ -17,7 +17,13 @@ from capture.report.figures import fold_tests
 from capture.report.json_out import report_json
 from capture.report.queries import Scope
 from capture.store.database import Store
-from capture.store.edit_rollups import COUNT_COLUMNS, DIMENSIONS, RETENTION_COLUMNS, SPANS, ext_sql
+from capture.store.proposal_rollups import (
+    COUNT_COLUMNS,
+    DIMENSIONS,
+    RETENTION_COLUMNS,
+    SPANS,
+    ext_sql,
+)
 from capture.store.run_rollups import RUN_DIMENSIONS, run_passed_sql
 from capture.store.schema import SCHEMA_VERSION
 from tests.report_fixtures import at, build_fixture, copy_into_schema_v1

@@ -25,7 +25,7 @@ from capture.hooks.agents.facts import (
     TurnEnd,
 )
 from capture.hooks.agents.fields import absolute, as_object, content_key, first_text, number
-from capture.hooks.inbox import PROMPT_REPLY
+from capture.hooks.payloads import PROMPT_REPLY
 from capture.model import HunkInput
 
 __all__ = ["AGENT", "read"]

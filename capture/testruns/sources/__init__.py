@@ -7,5 +7,6 @@ fourth source: `capture.hooks`.)
 Shells: they read the world and write through `capture.recording` and `capture.store`. May
 import everything below them (`capture.testruns`, `capture.store`, `capture.recording`,
 `capture.config`, ...), never the hooks, importers, report, CLI, `server` or `sync`. The pytest
-plugin is imported by every pytest session: nothing here may be imported at its module level.
+plugin is imported by every pytest session of the user's, so it imports nothing of ours at its
+module level: the store is opened at the session's end.
 """
