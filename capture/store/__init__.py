@@ -1,13 +1,12 @@
 """The local SQLite store: the rendezvous point of editor windows, hook commands and watchers.
 
-`database` holds `Store` (connections, transactions, the event log, workspaces and episodes),
-which inherits its other writes from one mixin per kind of row: `proposal_rows` (proposals,
-hunks, regions, baselines), `checkpoint_rows` (checkpoints, outcomes, settling) and `run_rows`
-(test runs, their results and links); `row_groups` what those mixins count on from `Store`. `schema`
-holds its numbered migrations; `proposal_rollups` and `run_rollups` the report's rollup tables and
-triggers (one way: the run rollups build on the proposal rollups' spans); `ids` time-ordered record
-ids;
-`episodes` the episode JSON read back from it.
+`database` holds `Store` (opening the connection, the event log, the deferred rollups), which
+inherits its writes from one mixin per kind of row: `proposal_rows` (proposals, hunks, regions,
+baselines), `checkpoint_rows` (checkpoints, outcomes, settling) and `run_rows` (test runs, their
+results and links), all built on `row_groups` (the write transaction, workspaces, episodes).
+`schema` holds the numbered migrations; `proposal_rollups` and `run_rollups` the report's rollup
+tables and triggers (one way: the run rollups build on the proposal rollups' spans); `ids`
+time-ordered record ids; `episodes` the episode JSON read back from the store.
 
 May import `capture.errors`, `capture.model`, `capture.edits` and `capture.testruns` (the
 decisions it applies inside a transaction), never what records into it. Stdlib `sqlite3` only

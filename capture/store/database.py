@@ -4,24 +4,23 @@ Stdlib sqlite3 only (the hook path cannot afford heavier imports); the schema is
 `capture.store.schema`. Every write is a short `BEGIN IMMEDIATE` transaction: taking the write lock
 up front means a busy writer waits (busy timeout) instead of failing on a lock upgrade.
 
-`Store` holds the connection, its transactions, the deferred rollups, the event log, workspaces
-and episodes; the rows of proposals, checkpoints and test runs are written by the mixins it
-inherits (`capture.store.proposal_rows`, `checkpoint_rows`, `run_rows`).
+`Store` opens the connection (migrating the schema when it is behind) and holds the event log
+and the deferred rollups; the rows of proposals, checkpoints and test runs are written by the
+mixins it inherits (`capture.store.proposal_rows`, `checkpoint_rows`, `run_rows`), on the
+transaction, workspaces and episodes they share (`capture.store.row_groups`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from capture.errors import NotFoundError, StoreError
 from capture.store.checkpoint_rows import CheckpointRows
-from capture.store.ids import new_id
 from capture.store.proposal_rows import ProposalRows
 from capture.store.run_rows import RunRows
 from capture.store.schema import SCHEMA_VERSION, migrate, schema_version
@@ -90,20 +89,6 @@ class Store(ProposalRows, CheckpointRows, RunRows):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        if self.conn.in_transaction:
-            yield self.conn
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
-            self.conn.execute("COMMIT")
-
     def defer_rollups(self) -> DeferredRollups:
         """Stop adding each inserted proposal and checkpoint to the report rollups, inside the
         open write transaction, until `catch_up_rollups` adds them all at once (before the
@@ -168,78 +153,6 @@ class Store(ProposalRows, CheckpointRows, RunRows):
     def prune_events(self, before: float) -> int:
         with self.transaction():
             return self.conn.execute("DELETE FROM events WHERE at < ?", (before,)).rowcount
-
-    # -- workspaces and episodes -----------------------------------------------------------
-
-    def ensure_workspace(self, root: str, now: float) -> int:
-        row = self.conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()
-        if row:
-            return int(row[0])
-        self.conn.execute(
-            "INSERT OR IGNORE INTO workspaces (root, created_at) VALUES (?, ?)", (root, now)
-        )
-        return int(
-            self.conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()[0]
-        )
-
-    def ensure_episode(
-        self,
-        *,
-        workspace_id: int,
-        agent: str,
-        now: float,
-        gap: float,
-        session_id: str | None = None,
-        turn_id: str | None = None,
-        model: str | None = None,
-        prompt: str | None = None,
-        source: str | None = None,
-    ) -> str:
-        """The episode for an agent turn: keyed by the agent's own ids when it has them, else the
-        agent's latest open episode in this workspace if it was active within `gap` seconds."""
-        key = f"{agent}\x1f{session_id}\x1f{turn_id}" if turn_id else None
-        row = None
-        if key:
-            row = self.conn.execute("SELECT id FROM episodes WHERE key = ?", (key,)).fetchone()
-        else:
-            row = self.conn.execute(
-                """SELECT id FROM episodes WHERE workspace_id = ? AND agent = ?
-                   AND session_id IS ? AND ended_at IS NULL AND last_at >= ?
-                   ORDER BY last_at DESC LIMIT 1""",
-                (workspace_id, agent, session_id, now - gap),
-            ).fetchone()
-        if row:
-            episode_id = str(row[0])
-            self.conn.execute(
-                """UPDATE episodes SET last_at = max(last_at, ?), model = coalesce(?, model),
-                   prompt = coalesce(prompt, ?) WHERE id = ?""",
-                (now, model, prompt, episode_id),
-            )
-            return episode_id
-        episode_id = new_id(now)
-        self.conn.execute(
-            """INSERT INTO episodes (id, workspace_id, agent, model, session_id, turn_id, key,
-               prompt, source, started_at, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                episode_id,
-                workspace_id,
-                agent,
-                model,
-                session_id,
-                turn_id,
-                key,
-                prompt,
-                source,
-                now,
-                now,
-            ),
-        )
-        return episode_id
-
-    def end_episode(self, episode_id: str, now: float) -> None:
-        self.conn.execute(
-            "UPDATE episodes SET ended_at = coalesce(ended_at, ?) WHERE id = ?", (now, episode_id)
-        )
 
     # -- reading ---------------------------------------------------------------------------
 
