@@ -282,6 +282,34 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             )""",
         ],
     ),
+    (
+        # Outcomes that can be trusted (rules version 2): which rules decided a label, each
+        # checkpoint's own reason and how late it was read, the file as the hook saw it, and a
+        # test run seen by several sources kept as one.
+        "m007_outcomes",
+        [
+            "ALTER TABLE proposals ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 1",
+            "ALTER TABLE checkpoints ADD COLUMN reason TEXT",
+            "ALTER TABLE checkpoints ADD COLUMN rules_version INTEGER",
+            # seconds between the due time and the state the checkpoint measured, when the
+            # history did not hold the state at the due time
+            "ALTER TABLE checkpoints ADD COLUMN late_seconds REAL",
+            # The bytes of each file an edit payload names, read by the fast lane when the hook
+            # fired: the applier places the edit in them, not in the disk as it is later.
+            """CREATE TABLE hook_snapshots (
+                inbox_id INTEGER NOT NULL,
+                path TEXT NOT NULL,
+                content BLOB,
+                size INTEGER,
+                problem TEXT,
+                PRIMARY KEY (inbox_id, path)
+            ) WITHOUT ROWID""",
+            # the agent's shell saw a run another source recorded: its exit code, kept beside
+            "ALTER TABLE test_runs ADD COLUMN shell_exit_code INTEGER",
+            # every source that saw this execution, comma-separated, in the order they came
+            "ALTER TABLE test_runs ADD COLUMN seen_by TEXT",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)
