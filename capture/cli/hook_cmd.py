@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     import argparse
     from typing import BinaryIO
 
+    from capture.hooks.snapshot import Snapshot
+
 __all__ = [
     "configure",
     "drain_queue",
@@ -96,7 +98,10 @@ def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
         raw, size = b"", 0
     if agent in _AGENT_NAMES and 0 < size <= MAX_PAYLOAD_BYTES and raw.strip():
         path = inbox.db_path(os.environ)
-        if inbox.enqueue(path, agent, event, raw, os.getcwd(), inbox.queue_env()):
+        cwd = os.getcwd()
+        if inbox.enqueue(
+            path, agent, event, raw, cwd, inbox.queue_env(), snapshots=_snapshots(raw, cwd, event)
+        ):
             reply = reply_for(agent, event, raw)
             if reply is not None:
                 sys.stdout.write(reply + "\n")
@@ -105,6 +110,21 @@ def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
                 drain_queue()
             return 0
     return hook_now(agent, event, raw, size)
+
+
+def _snapshots(raw: bytes, cwd: str, event: str | None) -> list[Snapshot]:
+    """The files an edit payload names, read now (never raises: a hook never fails the agent)."""
+    try:
+        from capture.hooks.snapshot import edit_paths, take
+
+        paths = edit_paths(raw, cwd, event)
+        if not paths:
+            return []
+        from capture.files import MAX_TRACKED_BYTES
+
+        return [take(p, MAX_TRACKED_BYTES) for p in paths]
+    except Exception:  # noqa: BLE001 - without them the applier reads the disk, as before
+        return []
 
 
 #: The agents `capture hook` reads (capture.hooks.agents.AGENTS), named here without importing it.

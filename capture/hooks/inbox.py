@@ -17,6 +17,13 @@ import time
 
 from capture.dirs import capture_dirs
 
+# Not `from typing import ...`: the hook's fast lane pays for every import it makes.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from capture.hooks.snapshot import Snapshot
+
 __all__ = [
     "INBOX_ENV",
     "db_path",
@@ -58,24 +65,48 @@ def enqueue(
     cwd: str,
     env: str,
     *,
+    snapshots: Sequence[Snapshot] = (),
+    at: float | None = None,
     timeout: float = 10.0,
 ) -> bool:
-    """Queue one payload. False when the store is not ready for it (first run: the schema is
-    created on the slow path) or cannot be written."""
+    """Queue one payload, with the files it names as they are now (one transaction). False
+    when the store is not ready for it (first run: the schema is created on the slow path) or
+    cannot be written. `at`: when the hook fired (default: now)."""
     if not os.path.exists(path):
         return False
     try:
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         try:
             conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-            conn.execute(
+            conn.execute("BEGIN IMMEDIATE")
+            cursor = conn.execute(
                 "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), agent, event, raw, cwd, env),
+                (time.time() if at is None else at, agent, event, raw, cwd, env),
             )
+            rows = [
+                (cursor.lastrowid, s.path, s.content, s.size, s.problem)
+                for s in snapshots
+                if _storable(s.path)
+            ]
+            if rows:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO hook_snapshots (inbox_id, path, content, size, "
+                    "problem) VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+            conn.execute("COMMIT")
         finally:
             conn.close()
     except sqlite3.Error:
+        return False
+    return True
+
+
+def _storable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the applier reads the payload's own path
         return False
     return True
 

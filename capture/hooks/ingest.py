@@ -1,19 +1,20 @@
 """Recording what one hook payload says: the shell between an agent's `Reading` and the store.
 
-Files are read and hunks located before the write transaction; the raw payload is appended to
-the event log in the same transaction as every domain write it causes, so the log and the tables
-never disagree. Afterwards the due checkpoints of the workspace are evaluated against the disk,
-so outcomes are measured while no editor is open.
+Edits are read and placed before the write transaction (`capture.hooks.edit_records`); the raw
+payload is appended to the event log in the same transaction as every domain write it causes,
+so the log and the tables never disagree. Afterwards the due checkpoints of the workspace are
+evaluated against the disk, so outcomes are measured while no editor is open.
 """
 
 from __future__ import annotations
 
-import os
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from capture.config import Config
-from capture.edits.hunks import LocatedHunk, locate
-from capture.files import find_workspace, read_text, relative_to_workspace
+from capture.edits.hunks import LocatedHunk
+from capture.files import relative_to_workspace
 from capture.hooks.agents.facts import (
     Call,
     Command,
@@ -25,7 +26,8 @@ from capture.hooks.agents.facts import (
     Stage,
     TurnEnd,
 )
-from capture.hooks.agents.patches import fit_hunks, trim_context
+from capture.hooks.edit_records import SOURCE, Prepared, add_edit, follow_to_disk, prepare_edit
+from capture.hooks.roots import candidate_roots, real, root_containing
 from capture.hooks.sessions import (
     add_pending,
     adopt_turn,
@@ -33,17 +35,15 @@ from capture.hooks.sessions import (
     drop_pending,
     end_open_episodes,
     episode_key,
-    pending_proposal,
     remember_session,
     session_model,
     take_pending,
 )
-from capture.model import HunkInput, ProposalInput, State, TestRunInput
+from capture.hooks.snapshot import Snapshot
+from capture.model import State, TestRunInput
 from capture.store.database import Store
 
 __all__ = ["IngestReport", "candidate_roots", "drain", "ingest", "queued", "root_containing"]
-
-SOURCE = "hook"
 
 
 class IngestReport:
@@ -60,145 +60,6 @@ class IngestReport:
         self.problems = problems
         self.checkpoints = 0
         self.root: str | None = None
-
-
-def _real(path: str) -> str:
-    return os.path.realpath(path)
-
-
-def candidate_roots(call: Call, fallback_cwd: str | None = None) -> list[str]:
-    """Workspace roots for this call, most trusted first: what the payload or the agent's
-    environment names as the project, the git work tree around the agent's cwd, the cwd."""
-    roots = [_real(r) for r in call.roots if r]
-    cwd = call.cwd or (None if roots else fallback_cwd)
-    if cwd:
-        cwd = _real(cwd)
-        roots.append(str(find_workspace(Path(cwd), Path(cwd))))
-        roots.append(cwd)
-    return list(dict.fromkeys(roots))
-
-
-def root_containing(path: str, roots: list[str]) -> str | None:
-    for root in roots:
-        if relative_to_workspace(Path(path), Path(root)) is not None:
-            return root
-    return None
-
-
-class _Prepared:
-    __slots__ = ("edit", "proposal", "relative", "located")
-
-    def __init__(
-        self, edit: Edit, proposal: ProposalInput, relative: str, located: list[LocatedHunk]
-    ) -> None:
-        self.edit = edit
-        self.proposal = proposal
-        self.relative = relative
-        self.located = located
-
-
-def _workspace_id(store: Store, root: str) -> int | None:
-    row = store.conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()
-    return None if row is None else int(row[0])
-
-
-def _original_of(store: Store, edit: Edit, root: str, relative: str) -> str | None:
-    """The file before a whole-file write: from the payload, from the pre-tool-use record, or
-    the last text seen of the file."""
-    if edit.original is not None:
-        return edit.original
-    pending = pending_proposal(store, edit.key)
-    if pending is not None and len(pending.hunks) == 1 and pending.hunks[0].start == 0:
-        return pending.hunks[0].old_text
-    workspace_id = _workspace_id(store, root)
-    return None if workspace_id is None else store.baseline(workspace_id, relative)
-
-
-def _whole_file_hunks(before: str | None, written: str) -> tuple[list[HunkInput], bool]:
-    """Hunks of writing `written` over `before` (None: the file did not exist)."""
-    if before is None:
-        return [HunkInput("", written, line=1)], True
-    from capture.hooks.agents.patches import hunks_between
-
-    return hunks_between(before, written), False
-
-
-def _prepare(
-    store: Store, call: Call, edit: Edit, roots: list[str], model: str | None, report: IngestReport
-) -> _Prepared | None:
-    path = _real(edit.path)
-    root = root_containing(path, roots)
-    if root is None:
-        where = roots[0] if roots else "no workspace"
-        report.problems.append(f"{path} is outside the workspace ({where}); ignored")
-        return None
-    relative = relative_to_workspace(Path(path), Path(root)) or ""
-    hunks = edit.hunks
-    created = edit.created_file
-    text: str | None = None
-    if edit.stage is Stage.APPLIED:
-        text = read_text(Path(path))
-        if text is None:
-            reason = "no such file" if not os.path.exists(path) else "not a UTF-8 text file"
-            report.problems.append(f"{path}: {reason} (or larger than the tracking limit); ignored")
-            return None
-        if edit.written is not None and not created:
-            before = _original_of(store, edit, root, relative)
-            if before is not None:
-                hunks, _ = _whole_file_hunks(before, edit.written)
-        if not hunks:
-            report.problems.append(f"{path}: the payload carries no edit content; ignored")
-            return None
-        hunks = fit_hunks(text, hunks)
-        located = locate(text, hunks)
-        state = State.APPLIED
-    else:
-        pending = pending_proposal(store, edit.key) if edit.stage is Stage.FAILED else None
-        if pending is not None:
-            hunks, created = pending.hunks, pending.created_file
-        elif edit.written is not None and not created:
-            # nothing was written (yet): the disk holds the text the write would replace
-            before = read_text(Path(path))
-            if before is None and os.path.exists(path):
-                report.problems.append(f"{path}: not a UTF-8 text file; ignored")
-                return None
-            hunks, created = _whole_file_hunks(before, edit.written)
-        hunks = [trim_context(h) for h in hunks]
-        located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
-        state = State.REJECTED
-    proposal = ProposalInput(
-        path=path,
-        workspace=root,
-        agent=call.agent,
-        hunks=hunks,
-        state=state,
-        model=model,
-        session_id=call.session_id,
-        turn_id=call.turn_id,
-        tool=edit.tool,
-        tool_use_id=edit.tool_use_id,
-        source=SOURCE,
-        file_text=text,
-        created_file=created,
-        dedupe_key=edit.key,
-        decided_by="tool-failure" if edit.stage is Stage.FAILED else None,
-    )
-    return _Prepared(edit, proposal, relative, located)
-
-
-def _add(store: Store, config: Config, prepared: _Prepared, now: float) -> str:
-    from capture.recording.observer import follow_to
-
-    follow_to(store, prepared.proposal, prepared.relative, now=now)
-    return store.add_proposal(
-        prepared.proposal,
-        prepared.located,
-        relative_path=prepared.relative,
-        now=now,
-        windows=config.windows,
-        late=config.late,
-        gap=config.episode_gap,
-    )
 
 
 def _proposal_exists(store: Store, key: str) -> bool:
@@ -218,7 +79,7 @@ def _test_run(
 
     counts = parse_summary(command.output) if command.output else None
     given = command.cwd or call.cwd
-    cwd = _real(given) if given else None
+    cwd = real(given) if given else None
     root = (root_containing(cwd, roots) if cwd else None) or (roots[0] if roots else None)
     started = now - command.duration_s if command.duration_s else now
     return TestRunInput(
@@ -287,24 +148,33 @@ def ingest(
     *,
     now: float,
     fallback_cwd: str | None = None,
+    snapshots: Mapping[str, Snapshot] | None = None,
+    observed_at: float | None = None,
 ) -> IngestReport:
     """Record one hook call. Problems are returned (for the log), never raised; store errors
-    propagate to the caller, which logs them."""
+    propagate to the caller, which logs them.
+
+    `now` is the hook's moment; `snapshots` the files its payload named, as they were then
+    (None: the call is being applied at its moment, so the disk is read). `observed_at`: when
+    the disk is read afterwards (default `now`), to follow the edits there and to evaluate the
+    checkpoints due by then."""
     call = reading.call
     report = IngestReport(problems=list(reading.problems))
     roots = candidate_roots(call, fallback_cwd)
     root = roots[0] if roots else None
     if call.cwd and roots:
-        root = root_containing(_real(call.cwd), roots) or root
+        root = root_containing(real(call.cwd), roots) or root
     report.root = root
     model = call.model
     if model is None and call.session_id:
         model = session_model(store, call.agent, call.session_id)
 
-    prepared: list[_Prepared] = []
+    prepared: list[Prepared] = []
     for fact in reading.facts:
         if isinstance(fact, Edit):
-            ready = _prepare(store, call, fact, roots, model, report)
+            ready = prepare_edit(
+                store, call, fact, roots, model, report.problems, now=now, snapshots=snapshots
+            )
             if ready is not None:
                 prepared.append(ready)
     runs = [
@@ -332,15 +202,25 @@ def ingest(
             if isinstance(fact, Edit):
                 ready = by_edit.get(id(fact))
                 if ready is None:
+                    if fact.stage is not Stage.PROPOSED:
+                        drop_pending(store, fact.key)  # it ran: never a denial
                     continue
                 if fact.stage is Stage.PROPOSED:
                     if not _proposal_exists(store, fact.key):
                         ws = store.ensure_workspace(ready.proposal.workspace, now)
-                        add_pending(store, fact.key, ready.proposal, ws, ready.relative, now)
+                        add_pending(
+                            store,
+                            fact.key,
+                            ready.proposal,
+                            ws,
+                            ready.relative,
+                            now,
+                            pre_image=ready.proposal.file_text,
+                        )
                         report.pending.append(fact.key)
                     continue
                 drop_pending(store, fact.key)
-                proposal_id = _add(store, config, ready, now)
+                proposal_id = add_edit(store, config, ready, now)
                 target = report.proposals if fact.stage is Stage.APPLIED else report.rejected
                 target.append(proposal_id)
             elif isinstance(fact, Resolved):
@@ -391,12 +271,14 @@ def ingest(
                         (episode, run_id),
                     )
 
+    observed_at = now if observed_at is None else observed_at
+    follow_to_disk(store, prepared, observed_at)
     touched = {p.proposal.workspace for p in prepared} | {r.workspace for r in runs}
     touched.discard(None)
     if root:
         touched.add(root)
     for workspace in sorted(w for w in touched if w):
-        report.checkpoints += observe_workspace(store, config, workspace, now)
+        report.checkpoints += observe_workspace(store, config, workspace, observed_at)
     return report
 
 
@@ -432,7 +314,18 @@ def observe_workspace(store: Store, config: Config, root: str, now: float) -> in
     return observe_due(store, config, now=now, workspace_root=root).checkpoints
 
 
-def drain(store: Store, config: Config) -> int:
+def _snapshots_of(store: Store, inbox_id: int) -> dict[str, Snapshot]:
+    rows = store.conn.execute(
+        "SELECT path, content, size, problem FROM hook_snapshots WHERE inbox_id = ?",
+        (inbox_id,),
+    ).fetchall()
+    return {
+        row[0]: Snapshot(row[0], None if row[1] is None else bytes(row[1]), row[2], row[3])
+        for row in rows
+    }
+
+
+def drain(store: Store, config: Config, *, clock: Callable[[], float] = time.time) -> int:
     """Apply the hook payloads queued by the fast lane, and the runs `capture run` queued,
     oldest first; returns how many.
 
@@ -475,7 +368,14 @@ def drain(store: Store, config: Config) -> int:
                         env = decode_env(row["env"])
                         reading = read_payload(agent, payload, env, event)
                         report = ingest(
-                            store, config, reading, text, now=row["at"], fallback_cwd=row["cwd"]
+                            store,
+                            config,
+                            reading,
+                            text,
+                            now=row["at"],
+                            fallback_cwd=row["cwd"],
+                            snapshots=_snapshots_of(store, row["id"]),
+                            observed_at=max(clock(), row["at"]),
                         )
                         problems.extend(report.problems)
                 except Exception as exc:  # noqa: BLE001 - logged; the queue moves on
@@ -484,6 +384,9 @@ def drain(store: Store, config: Config) -> int:
                     log_line(config.paths.log_dir, agent, event, problem)
                 with store.transaction():
                     store.conn.execute("DELETE FROM hook_inbox WHERE id = ?", (row["id"],))
+                    store.conn.execute(
+                        "DELETE FROM hook_snapshots WHERE inbox_id = ?", (row["id"],)
+                    )
                 applied += 1
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "episode_key",
     "drop_pending",
     "end_open_episodes",
+    "pending_pre_image",
     "pending_proposal",
     "remember_session",
     "session_model",
@@ -25,11 +26,27 @@ __all__ = [
 ]
 
 
+#: A pre-image larger than this is not kept with a pending edit (the file's snapshot at the
+#: post-tool-use call places the edit instead).
+MAX_PRE_IMAGE_CHARS = 2 * 1024 * 1024
+
+
 def add_pending(
-    store: Store, key: str, proposal: ProposalInput, workspace_id: int, path: str, now: float
+    store: Store,
+    key: str,
+    proposal: ProposalInput,
+    workspace_id: int,
+    path: str,
+    now: float,
+    *,
+    pre_image: str | None = None,
 ) -> None:
+    """Announce an edit; `pre_image`: the file as the pre-tool-use hook saw it, from which the
+    post-tool-use call can rebuild the text the edit produced."""
     data = asdict(proposal)
     data.pop("file_text", None)
+    if pre_image is not None and len(pre_image) <= MAX_PRE_IMAGE_CHARS:
+        data["pre_image"] = pre_image
     store.conn.execute(
         """INSERT OR IGNORE INTO hook_pending (key, agent, session_id, turn_id, workspace_id, path,
            proposal, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -49,6 +66,15 @@ def add_pending(
 def pending_proposal(store: Store, key: str) -> ProposalInput | None:
     row = store.conn.execute("SELECT proposal FROM hook_pending WHERE key = ?", (key,)).fetchone()
     return None if row is None else _proposal(row[0])
+
+
+def pending_pre_image(store: Store, key: str) -> str | None:
+    """The file as it was when the pending edit was announced, when that was kept."""
+    row = store.conn.execute("SELECT proposal FROM hook_pending WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    image = json.loads(row[0]).get("pre_image")
+    return image if isinstance(image, str) else None
 
 
 def drop_pending(store: Store, key: str) -> None:

@@ -290,6 +290,14 @@ class ProposalRows(RowGroup):
         ).fetchone()
         return None if row is None else row[0]
 
+    def baseline_seen(self, workspace_id: int, path: str) -> tuple[str | None, float] | None:
+        """The file's baseline text and when it was read (None: never seen)."""
+        row = self.conn.execute(
+            "SELECT text, observed_at FROM tracked_files WHERE workspace_id = ? AND path = ?",
+            (workspace_id, path),
+        ).fetchone()
+        return None if row is None else (row[0], float(row[1]))
+
     def set_baseline(self, workspace_id: int, path: str, text: str | None, now: float) -> None:
         self.conn.execute(
             """INSERT INTO tracked_files (workspace_id, path, text, observed_at) VALUES (?, ?, ?, ?)

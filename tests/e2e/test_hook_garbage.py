@@ -19,6 +19,7 @@ from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse 
     log_lines,
     make_workspace,
     no_agent_env,
+    rows,
     wait_for_queue,
 )
 
@@ -49,8 +50,6 @@ def test_garbage_on_stdin(ws: Path, capture_home: Path, run_capture: RunCapture)
     outside = ws.parent / "elsewhere" / "notes.py"
     outside.parent.mkdir()
     outside.write_text("x = 1\n")
-    binary = ws / "invoicer" / "logo.png"
-    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8)
     big = json.dumps({"hook_event_name": "PostToolUse", "blob": "x" * (20 * 1024 * 1024)})
     cases: dict[str, tuple[str | bytes, str]] = {
         "empty": (b"", "empty payload"),
@@ -58,7 +57,6 @@ def test_garbage_on_stdin(ws: Path, capture_home: Path, run_capture: RunCapture)
         "a json list": ("[1, 2, 3]", "not an object"),
         "20 MB": (big, "over the"),
         "path outside the workspace": (json.dumps(edit_of(ws, outside)), "outside the workspace"),
-        "binary file": (json.dumps(edit_of(ws, binary)), "not a UTF-8 text file"),
     }
     before = domain_counts(capture_home)
     events_before = count(capture_home, "events")
@@ -72,8 +70,33 @@ def test_garbage_on_stdin(ws: Path, capture_home: Path, run_capture: RunCapture)
         assert message in new_lines[0], (name, new_lines)
         assert " claude-code " in new_lines[0]
     assert domain_counts(capture_home) == before
-    # the two JSON payloads about files it could not use are kept as events; the rest are not
-    assert count(capture_home, "events") == events_before + 2
+    # the JSON payload about a file it could not use is kept as an event; the rest are not
+    assert count(capture_home, "events") == events_before + 1
+
+
+def binary_edit(ws: Path) -> dict:
+    """An Edit of a file that is not text: the payload carries no pre-image to rebuild from."""
+    binary = ws / "invoicer" / "logo.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8)
+    payload = edit_of(ws, binary)
+    del payload["tool_response"]["originalFile"]
+    return payload
+
+
+def test_an_applied_edit_that_cannot_be_followed_is_lost_with_its_reason(
+    ws: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    # announced, then applied to a file that is no text: applied and lost, never a denial
+    payload = binary_edit(ws)
+    pre = {**payload, "hook_event_name": "PreToolUse"}
+    del pre["tool_response"]
+    for body in (pre, payload, example("claude_code_stop.json", ws)):
+        result = run_capture("hook", "claude-code", input=json.dumps(body), cwd=ws)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    wait_for_queue(capture_home)
+    (row,) = rows(capture_home, "SELECT * FROM proposals WHERE path = 'invoicer/logo.png'")
+    assert (row["state"], row["outcome"], row["reason"]) == ("applied", "lost", "binary")
+    assert "not a UTF-8 text file" in log_lines(capture_home)[-1]
 
 
 def test_unknown_agent_and_database_trouble_still_exit_0(

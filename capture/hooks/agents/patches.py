@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from capture.edits.placement import without_context
 from capture.model import HunkInput
 
 __all__ = [
@@ -212,28 +213,9 @@ def trim_context(hunk: HunkInput) -> HunkInput:
     """A replacement without the whole lines it leaves unchanged at either end (agents often
     repeat a line around what they change, to make old_string unique). A hunk that would be
     left with no new text keeps them: they are what it is found by."""
-    if hunk.start is not None or not hunk.old_text or not hunk.new_text:
+    if hunk.start is not None:
         return hunk
-    old = hunk.old_text.splitlines(keepends=True)
-    new = hunk.new_text.splitlines(keepends=True)
-    head = 0
-    while head < min(len(old), len(new)) - 1 and old[head] == new[head] and old[head][-1:] == "\n":
-        head += 1
-    tail = 0
-    while (
-        tail < min(len(old), len(new)) - head - 1
-        and old[-1 - tail] == new[-1 - tail]
-        and old[-2 - tail][-1:] == "\n"
-    ):
-        tail += 1
-    if not head and not tail:
-        return hunk
-    old_mid = "".join(old[head : len(old) - tail])
-    new_mid = "".join(new[head : len(new) - tail])
-    if not new_mid or old_mid == new_mid:
-        return hunk
-    line = None if hunk.line is None else hunk.line + head
-    return HunkInput(old_mid, new_mid, line=line)
+    return without_context(hunk)[0]
 
 
 def fit_hunks(text: str, hunks: list[HunkInput]) -> list[HunkInput]:
