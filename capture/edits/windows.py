@@ -12,8 +12,10 @@ __all__ = [
     "DEFAULT_LATE",
     "DEFAULT_WINDOWS",
     "LATE",
+    "LATE_AFTER",
     "Window",
     "format_duration",
+    "lateness",
     "parse_duration",
     "parse_windows",
 ]
@@ -60,3 +62,14 @@ def parse_windows(spec: str | Iterable[str]) -> tuple[Window, ...]:
 
 DEFAULT_WINDOWS = parse_windows("30s,2m,10m")
 DEFAULT_LATE = Window(LATE, 86400.0)
+
+
+#: A checkpoint measured more than this after its due time says so, with the delay: it read the
+#: file as it was then, not at the window (no editor was open and no hook came by in time).
+LATE_AFTER = 2.0
+
+
+def lateness(due_at: float, measured_at: float) -> float | None:
+    """How late a checkpoint measured the file, when late enough to say so (None: on time)."""
+    delay = measured_at - due_at
+    return round(delay, 3) if delay > LATE_AFTER else None
