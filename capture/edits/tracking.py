@@ -46,7 +46,8 @@ def measure_hunks(text: str | None, hunks: Sequence[TrackedHunk]) -> Measurement
     observations: list[HunkObservation] = []
     for hunk in hunks:
         span = None if text is None or hunk.region is None else hunk.region.span()
-        observations.append(observe_hunk(text or "", hunk.old_text, hunk.new_text, span))
+        context = (hunk.context_before, hunk.context_after)
+        observations.append(observe_hunk(text or "", hunk.old_text, hunk.new_text, span, context))
     return measure(observations)
 
 

@@ -6,7 +6,8 @@ Definitions (the README's "capture report" section documents them for users):
 - proposed = every proposal; applied, rejected, undecided (shown, no decision yet) by state;
   acceptance = applied / (applied + rejected).
 - settled = applied proposals with a final outcome (kept + edited + undone + lost); pending =
-  applied - settled. Each outcome rate is that outcome / settled.
+  applied - settled. Each outcome rate is that outcome / settled; the kept and undone rates
+  are also given over observed proposals (that outcome / (settled - lost)).
 - chars and lines added: by applied proposals. Retention at a window = characters of the agent's
   still present at that checkpoint / characters added by the proposals observed there (lost
   regions count as observed, with no characters measured).
@@ -348,6 +349,18 @@ def figures_for(windows: Sequence[tuple[str, float]]) -> tuple[Figure, ...]:
         Figure("edited_rate", "edited", "rate", outcome("edited")),
         Figure("undone_rate", "undone", "rate", outcome("undone")),
         Figure("lost_rate", "lost", "rate", outcome("lost")),
+        Figure(
+            "kept_rate_observed",
+            "kept of observed",
+            "rate",
+            lambda g: g.counts.observed_rate("kept").value,
+        ),
+        Figure(
+            "undone_rate_observed",
+            "undone of observed",
+            "rate",
+            lambda g: g.counts.observed_rate("undone").value,
+        ),
         Figure("chars_added", "chars added", "count", count("chars_added")),
         Figure("lines_added", "lines added", "count", count("lines_added")),
     ]

@@ -12,7 +12,7 @@ __all__ = ["change_text", "format_count", "format_rate", "format_seconds", "valu
 
 # Figures for which a rise is good news or bad news; the others are neutral.
 _GOOD_UP = {"acceptance", "kept_rate", "test_pass_rate", "repair_rate"}
-_BAD_UP = {"undone_rate", "lost_rate", "first_test_median_s"}
+_BAD_UP = {"undone_rate", "undone_rate_observed", "lost_rate", "first_test_median_s"}
 
 
 def format_count(n: float) -> str:

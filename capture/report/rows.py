@@ -68,6 +68,11 @@ class Counts:
     def outcome_rate(self, outcome: Literal["kept", "edited", "undone", "lost"]) -> Rate:
         return Rate(getattr(self, outcome), self.settled)
 
+    def observed_rate(self, outcome: Literal["kept", "edited", "undone"]) -> Rate:
+        """Over the settled proposals that could be observed: a lost one says nothing of what
+        the user did with it."""
+        return Rate(getattr(self, outcome), self.settled - self.lost)
+
 
 _COUNT_NAMES = tuple(f.name for f in fields(Counts))
 

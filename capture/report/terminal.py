@@ -189,6 +189,8 @@ def _group_table(name: str, pair: GroupPair) -> Table:
         ("edited", format_rate(c.outcome_rate("edited")), "edited_rate"),
         ("undone", format_rate(c.outcome_rate("undone")), "undone_rate"),
         ("lost", format_rate(c.outcome_rate("lost")), "lost_rate"),
+        ("kept of observed", format_rate(c.observed_rate("kept")), "kept_rate_observed"),
+        ("undone of observed", format_rate(c.observed_rate("undone")), "undone_rate_observed"),
         ("pending", format_count(c.pending), None),
         ("chars added", format_count(c.chars_added), "chars_added"),
     ]

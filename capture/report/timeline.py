@@ -38,6 +38,11 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
+def _rules(version: int | None) -> str:
+    # Rows stored before rules were versioned were decided by version 1.
+    return f"rules v{version if version is not None else 1}"
+
+
 def is_test_file(path: str) -> bool:
     return bool(_TEST_FILE.search(path.replace("\\", "/")))
 
@@ -111,13 +116,17 @@ def episode_timeline(episode: dict[str, Any], *, diffs: bool = True) -> list[Ent
                     )
                 )
                 continue
+            why = f" — {c['reason']}" if c.get("reason") else ""
+            lateness = ""
+            if c.get("late_seconds") is not None:
+                lateness = f", late by {c['late_seconds']:.0f} s"
             entries.append(
                 Entry(
                     _time(c["observed_at"]),
                     "late" if late else "checkpoint",
-                    f"#{n} {c['window']} check: {c['outcome']} (similarity "
+                    f"#{n} {c['window']} check: {c['outcome']}{why} (similarity "
                     f"{_pct(c['similarity'])}, retention {_pct(c['retention'])}, "
-                    f"seen on {c['via']})",
+                    f"seen on {c['via']}{lateness})",
                     n,
                     tone=_TONE.get(c["outcome"], "neutral"),
                 )
@@ -127,7 +136,8 @@ def episode_timeline(episode: dict[str, Any], *, diffs: bool = True) -> list[Ent
                 Entry(
                     _time(p["settled_at"]),
                     "outcome",
-                    f"#{n} outcome: {p['outcome']} — {p['reason'] or 'no reason recorded'}",
+                    f"#{n} outcome: {p['outcome']} — {p['reason'] or 'no reason recorded'} "
+                    f"({_rules(p.get('rules_version'))})",
                     n,
                     tone=_TONE.get(p["outcome"], "neutral"),
                 )

@@ -14,6 +14,14 @@ from capture.store.row_groups import RowGroup
 __all__ = ["CheckpointResult", "CheckpointRows", "DueCheckpoint"]
 
 
+def _rules_version() -> int:
+    # Imported when a label is written: the store loads without the diff machinery (a test run's
+    # recording has no use for it, nor for its start-up cost).
+    from capture.edits.outcomes import RULES_VERSION
+
+    return RULES_VERSION
+
+
 @dataclass(frozen=True, slots=True)
 class DueCheckpoint:
     checkpoint_id: int
@@ -28,7 +36,9 @@ class DueCheckpoint:
 
 @dataclass(frozen=True, slots=True)
 class CheckpointResult:
-    """What one checkpoint observed; `final` marks the last window, where the outcome sticks."""
+    """What one checkpoint observed; `final` marks the last window, where the outcome sticks.
+    `late_seconds`: how long after its due time the measured state was, when it was not the
+    state at the due time."""
 
     checkpoint_id: int
     proposal_id: str
@@ -38,6 +48,7 @@ class CheckpointResult:
     outcome: Outcome
     reason: str
     final: bool
+    late_seconds: float | None = None
 
 
 class CheckpointRows(RowGroup):
@@ -80,11 +91,24 @@ class CheckpointRows(RowGroup):
         retention: float | None,
         outcome: Outcome,
         via: str,
+        reason: str | None = None,
+        late_seconds: float | None = None,
     ) -> None:
         self.conn.execute(
             """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?, outcome = ?,
-               via = ? WHERE id = ? AND observed_at IS NULL""",
-            (observed_at, similarity, retention, outcome.value, via, checkpoint_id),
+               via = ?, reason = ?, rules_version = ?, late_seconds = ?
+               WHERE id = ? AND observed_at IS NULL""",
+            (
+                observed_at,
+                similarity,
+                retention,
+                outcome.value,
+                via,
+                reason,
+                _rules_version(),
+                late_seconds,
+                checkpoint_id,
+            ),
         )
 
     def record_checkpoints(
@@ -94,25 +118,38 @@ class CheckpointRows(RowGroup):
         until its final window, then its outcome is settled (and its episode, when complete)."""
         if not results:
             return
+        version = _rules_version()
         with self.transaction():
             self.conn.executemany(
                 """UPDATE checkpoints SET observed_at = ?, similarity = ?, retention = ?,
-                   outcome = ?, via = ? WHERE id = ? AND observed_at IS NULL""",
+                   outcome = ?, via = ?, reason = ?, rules_version = ?, late_seconds = ?
+                   WHERE id = ? AND observed_at IS NULL""",
                 [
-                    (observed_at, r.similarity, r.retention, r.outcome.value, via, r.checkpoint_id)
+                    (
+                        observed_at,
+                        r.similarity,
+                        r.retention,
+                        r.outcome.value,
+                        via,
+                        r.reason,
+                        version,
+                        r.late_seconds,
+                        r.checkpoint_id,
+                    )
                     for r in results
                 ],
             )
             windows = [r for r in results if r.window != "late"]
             self.conn.executemany(
                 """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
-                   settled_at = ? WHERE id = ? AND settled_at IS NULL""",
+                   rules_version = ?, settled_at = ? WHERE id = ? AND settled_at IS NULL""",
                 [
                     (
                         r.outcome.value if r.final else Outcome.PENDING.value,
                         r.reason if r.final else f"at {r.window}: {r.outcome.value}",
                         r.similarity,
                         r.retention,
+                        version,
                         observed_at if r.final else None,
                         r.proposal_id,
                     )
@@ -142,8 +179,16 @@ class CheckpointRows(RowGroup):
     ) -> None:
         self.conn.execute(
             """UPDATE proposals SET outcome = ?, reason = ?, similarity = ?, retention = ?,
-               settled_at = ? WHERE id = ?""",
-            (outcome.value, reason, similarity, retention, settled_at, proposal_id),
+               rules_version = ?, settled_at = ? WHERE id = ?""",
+            (
+                outcome.value,
+                reason,
+                similarity,
+                retention,
+                _rules_version(),
+                settled_at,
+                proposal_id,
+            ),
         )
         if settled_at is not None:
             episode_id = self.conn.execute(

@@ -132,7 +132,7 @@ def load_episodes(
         for (
             episode_id, pid, path, state, outcome, reason, similarity, retention, chars_added,
             chars_removed, lines_added, lines_removed, agent, model, tool, source, backfilled,
-            created_file, created_at, applied_at, decided_by, settled_at,
+            created_file, created_at, applied_at, decided_by, settled_at, rules_version,
         ) in cursor.execute(
             f"""SELECT episode_id, {_PROPOSAL_COLUMNS} FROM proposals
                 WHERE episode_id IN ({_in(chunk)}) ORDER BY id""",
@@ -154,6 +154,7 @@ def load_episodes(
                     "state": state,
                     "outcome": outcome,
                     "reason": reason,
+                    "rules_version": rules_version,
                     "similarity": similarity,
                     "retention": retention,
                     "chars_added": chars_added,
@@ -183,12 +184,15 @@ def load_episodes(
             chunk,
         ):
             parts[pid][0].append({"old_text": old_text, "new_text": new_text, "status": status})
-        for pid, window, due_at, observed_at, similarity, retention, outcome, via in cursor.execute(
+        for (
+            pid, window, due_at, observed_at, similarity, retention, outcome, via, reason,
+            rules_version, late_seconds,
+        ) in cursor.execute(
             f"""SELECT proposal_id, window, due_at, observed_at, similarity, retention, outcome,
-                via FROM checkpoints WHERE proposal_id IN ({_in(chunk)})
-                ORDER BY window_seconds""",
+                via, reason, rules_version, late_seconds FROM checkpoints
+                WHERE proposal_id IN ({_in(chunk)}) ORDER BY window_seconds""",
             chunk,
-        ):
+        ):  # fmt: skip
             parts[pid][1].append(
                 {
                     "window": window,
@@ -197,6 +201,9 @@ def load_episodes(
                     "similarity": similarity,
                     "retention": retention,
                     "outcome": outcome,
+                    "reason": reason,
+                    "rules_version": rules_version,
+                    "late_seconds": late_seconds,
                     "via": via,
                 }
             )
@@ -231,7 +238,7 @@ _EPISODE_COLUMNS = """e.id, e.agent, e.model, e.session_id, e.turn_id, w.root, e
     e.started_at, e.ended_at, e.settled_at"""
 _PROPOSAL_COLUMNS = """id, path, state, outcome, reason, similarity, retention, chars_added,
     chars_removed, lines_added, lines_removed, agent, model, tool, source, backfilled,
-    created_file, created_at, applied_at, decided_by, settled_at"""
+    created_file, created_at, applied_at, decided_by, settled_at, rules_version"""
 _RUN_COLUMNS = """t.id, t.command, t.name, t.source, t.exit_code, t.passed, t.failed, t.errors,
     t.skipped, t.failing_ids, t.started_at, t.duration_s, t.runner, t.results_from, t.report,
     t.cwd"""

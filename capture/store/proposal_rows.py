@@ -70,6 +70,7 @@ class ProposalRows(RowGroup):
         # Imported here: recording a test run (capture run, the pytest plugin) has no need of
         # the diff machinery and its start-up cost.
         from capture.edits.hunks import Change, count_change
+        from capture.edits.outcomes import RULES_VERSION
 
         with self.transaction():
             if proposal.dedupe_key:
@@ -110,8 +111,8 @@ class ProposalRows(RowGroup):
                    tool_use_id, dedupe_key, state, outcome, reason, similarity, retention,
                    chars_added, chars_removed, lines_added, lines_removed, created_file,
                    backfilled, source, created_at, applied_at, decided_at, decided_by,
-                   settled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                   ?, ?, ?, ?, ?, ?, ?)""",
+                   settled_at, rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                   ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (
                     proposal_id,
                     episode_id,
@@ -139,6 +140,7 @@ class ProposalRows(RowGroup):
                     now if state is State.REJECTED else None,
                     proposal.decided_by,
                     settled_at,
+                    RULES_VERSION,
                 ),
             )
             self._insert_hunks(proposal_id, located)

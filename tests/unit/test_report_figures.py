@@ -316,9 +316,26 @@ def test_timeline_orders_what_happened() -> None:
     assert "failed (3 passed, 1 failed), exit 1, 2.0s" in run.title
     assert "weak evidence" in run.title  # the agent edited a test file
     assert run.detail == ["  failing: tests/test_x.py::test_a"]
-    assert entries[7].title == "#1 outcome: kept — similarity 1.00 >= 0.9"
+    # stored before rules were versioned: decided by version 1, and said so
+    assert entries[7].title == "#1 outcome: kept — similarity 1.00 >= 0.9 (rules v1)"
     assert entries[8].at is None and "not observed yet" in entries[8].title
     assert episode_timeline(_episode(), diffs=False)[1].detail == []
+
+
+def test_timeline_shows_reasons_rules_version_and_lateness() -> None:
+    episode = _episode()
+    first = episode["proposals"][0]
+    first.update(outcome="undone", reason="old text back", rules_version=2)
+    first["checkpoints"][1].update(
+        outcome="undone", reason="old text back", rules_version=2, late_seconds=42.4
+    )
+    titles = [e.title for e in episode_timeline(episode)]
+    assert "#1 outcome: undone — old text back (rules v2)" in titles
+    (late_check,) = [t for t in titles if t.startswith("#1 10m check")]
+    assert late_check.startswith("#1 10m check: undone — old text back (similarity")
+    assert late_check.endswith("seen on editor, late by 42 s)")
+    (on_time,) = [t for t in titles if t.startswith("#1 30s check")]
+    assert "late by" not in on_time and " — " not in on_time
 
 
 def test_test_files_and_run_results() -> None:
