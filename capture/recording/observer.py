@@ -14,6 +14,7 @@ from capture.config import Config
 from capture.edits.outcomes import decide
 from capture.edits.regions import Region
 from capture.edits.tracking import TrackedHunk, follow, measure_gone, measure_hunks
+from capture.edits.windows import lateness
 from capture.files import read_text
 from capture.model import ProposalInput, State
 from capture.store.checkpoint_rows import CheckpointResult, DueCheckpoint
@@ -122,6 +123,7 @@ def observe_file(
                     outcome=outcome,
                     reason=reason,
                     final=checkpoint.is_final,
+                    late_seconds=lateness(checkpoint.due_at, now),
                 )
             )
         store.record_checkpoints(results, observed_at=now, via=via)
