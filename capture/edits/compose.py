@@ -1,8 +1,9 @@
 """Composing a sequence of edits into one changeset over the original text.
 
-Tracking composes (see `capture.edits.regions`): mapping through edits one at a time and mapping
-through their composed changeset give the same answer, so a burst of edits can be folded into a
-few sections and applied or tracked through once.
+Applying composes exactly: a burst of edits folded into a few sections gives the same text.
+Tracking composes where regions move as points (see `capture.edits.regions`): through the edits
+one at a time and through their composed changeset, a region ends in the same place unless a
+section reaches over one of its ends (see :func:`compose`).
 """
 
 from __future__ import annotations
@@ -145,7 +146,11 @@ def compose(text: str, edits: Sequence[Edit]) -> list[Edit]:
     overlap (closed intervals, in current coordinates) are merged into one section. A merged
     section whose interior points do not all collapse onto its ends is returned as a
     :class:`Section`, which carries where each interior point went, so that
-    ``track_changeset(r, compose(text, edits)) == track_all(r, edits)`` for every region.
+    ``track_changeset(r, compose(text, edits)) == track_all(r, edits)`` for every empty or
+    crossed region ``r``, and for every normal one that each section lies wholly outside of or
+    strictly inside. A section that reaches over an end of a normal region, or covers it,
+    widens it to all of its text, as one replacement would; the edits in turn may have left
+    some of that text outside (typed at the region's boundary, say), so there the two differ.
     """
     composer = _Composer(text)
     for edit in edits:

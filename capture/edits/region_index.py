@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from typing import Generic, TypeVar
 
-from capture.edits.regions import LEFT, RIGHT, Edit, Region, map_point
+from capture.edits.regions import Edit, Region, track_ends
 
 __all__ = ["RegionIndex"]
 
@@ -168,9 +168,12 @@ class RegionIndex(Generic[K]):
                     touched.append(keys[idx])
             elif not (b < lo or a > hi):
                 touched.append(keys[idx])
+            # Widening only ever moves a low end that lay in the edit to the edit's start,
+            # so the entries whose order may change are still those flagged here.
             low_end_inside = low_end_inside or lo >= a
-            starts[idx] = map_point(s, edit, RIGHT) - off
-            ends[idx] = map_point(e, edit, LEFT) - off
+            s, e = track_ends(s, e, edit)
+            starts[idx] = s - off
+            ends[idx] = e - off
         blk.refresh()
         return low_end_inside
 

@@ -1,11 +1,17 @@
 """Edits, regions, and following a region's text as the document changes.
 
 Offsets are Python ``str`` indices (code points); a position is a *gap* between two characters.
-A region's two boundaries are mapped as independent points, each with a fixed association:
-``start`` sticks to the character on its right, ``end`` to the character on its left. Because
-every point is mapped on its own, tracking composes: mapping through edits one at a time and
-mapping through their composed changeset give the same answer (see
-:func:`capture.edits.compose.compose`).
+A region's boundaries move as points with a fixed association (``start`` sticks to the
+character on its right, ``end`` to the character on its left), with one exception, so that a
+rewrite of the region is not mistaken for its removal: a replacement that overlaps a normal
+region's interior and reaches past one of its ends widens the region to the whole replacement
+text (see :func:`track`). Pure insertions exactly at a boundary stay outside, as the
+associations say; empty and crossed regions are mapped as points.
+
+A changeset (sorted, disjoint edits over one text) is tracked as its edits applied right to
+left, each still in the text's coordinates. Points map the same through edits one at a time
+and through their composed changeset (:func:`capture.edits.compose.compose`); regions do too,
+except where widening meets a composed section that reaches over a region's end (see there).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ __all__ = [
     "track",
     "track_all",
     "track_changeset",
+    "track_ends",
 ]
 
 LEFT = -1
@@ -86,7 +93,8 @@ def _run_offset(run: GapRun) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Region:
-    """A tracked stretch of text: ``start`` sticks right, ``end`` sticks left.
+    """A tracked stretch of text: ``start`` sticks right, ``end`` sticks left (how it moves
+    through an edit is :func:`track`'s to say).
 
     ``start > end`` is allowed and meaningful: after the whole region was replaced, the
     boundaries cross and ``span()`` covers exactly the replacement text.
@@ -131,9 +139,39 @@ def map_point(p: int, edit: Edit, assoc: int) -> int:
     return a if assoc < 0 else a + len(edit.text)
 
 
+def track_ends(start: int, end: int, edit: Edit) -> tuple[int, int]:
+    """Where a region's ``start`` and ``end`` land after ``edit`` (see :func:`track`)."""
+    a = edit.start
+    b = edit.end
+    if start < end and a < b and a < end and b > start:
+        # The replaced characters include some of the region's: whatever replaced them is
+        # a rewrite of the region, so the region keeps all of it, not just what survived.
+        if a <= start:
+            if b < end:
+                return a, end + len(edit.text) - (b - a)
+        elif b >= end:
+            return start, a + len(edit.text)
+    return map_point(start, edit, RIGHT), map_point(end, edit, LEFT)
+
+
 def track(region: Region, edit: Edit) -> Region:
-    """The region after ``edit``: each boundary mapped on its own with its association."""
-    return Region(map_point(region.start, edit, RIGHT), map_point(region.end, edit, LEFT))
+    """The region after ``edit``.
+
+    For a normal region ``[s, e)`` (``s < e``) and ``edit`` replacing ``[a, b)`` by ``text``:
+
+    - ``b <= s`` or ``a >= e`` (wholly outside, pure insertions at ``s`` or ``e`` included):
+      the region only shifts;
+    - ``a < b`` and the range overlaps the region's interior but does not cover it: the region
+      becomes what survives of it plus the whole replacement text;
+    - ``a <= s`` and ``b >= e`` (the whole region replaced): the boundaries cross and the span
+      is exactly the replacement text;
+    - anything strictly inside (a pure insertion with ``s < a < e`` included) stays inside.
+
+    An empty or crossed region maps its boundaries as points: it absorbs whatever is inserted
+    at, or replaces across, its closed span. A :class:`Section` that widens a region counts as
+    one replacement: the region takes all of its text.
+    """
+    return Region(*track_ends(region.start, region.end, edit))
 
 
 def track_all(region: Region, edits: Iterable[Edit]) -> Region:
@@ -180,16 +218,16 @@ def apply_changeset(text: str, changeset: Sequence[Edit]) -> str:
     return "".join(pieces)
 
 
-def _map_changeset(p: int, changeset: Sequence[Edit], assoc: int) -> int:
-    # Right to left, each section sees the point still in its own (original) coordinates.
-    for edit in reversed(changeset):
-        p = map_point(p, edit, assoc)
-    return p
-
-
 def track_changeset(region: Region, changeset: Sequence[Edit]) -> Region:
-    """The region after a changeset; equal to :func:`track_all` over the edits composed."""
-    return Region(
-        _map_changeset(region.start, changeset, RIGHT),
-        _map_changeset(region.end, changeset, LEFT),
-    )
+    """The region after a changeset: :func:`track` through its edits from right to left, so
+    that each edit meets the region in the changeset's (original) coordinates.
+
+    For edits strictly apart (what :func:`capture.edits.textdiff.diff_edits` and
+    :func:`capture.edits.compose.compose` produce) that is the changeset applied in one go:
+    the region widens to an edit's whole text when the edit replaced any of the region's
+    characters.
+    """
+    start, end = region.start, region.end
+    for edit in reversed(changeset):
+        start, end = track_ends(start, end, edit)
+    return Region(start, end)

@@ -138,6 +138,7 @@ class Group:
     retention: tuple[WindowRetention, ...]
     tests: TestFigures | None
     undone_files: tuple[UndoneFile, ...] = ()
+    lost_reasons: tuple[tuple[str, int], ...] = ()  # (reason, proposals), the totals only
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,6 +418,7 @@ def build_report(
         retention = fold_retention(rows.retention, name)
         tests = fold_tests(rows.test_runs, rows.episode_tests, name)
         undone = rank_undone(rows.undone_files, name, top)
+        lost = tuple((r.reason, r.count) for r in rows.lost_reasons)
         seen = {*counts, *retention, *(tests or {})}
         keys = sorted({k for (k, current) in seen if current})
 
@@ -429,6 +431,7 @@ def build_report(
                 retention=retention_curve(retention.get((key, current), {}), windows),
                 tests=None if tests is None else tests.get((key, current), TestFigures()),
                 undone_files=undone.get(key, ()) if current else (),
+                lost_reasons=lost if current else (),
             )
 
         out = []

@@ -78,6 +78,7 @@ def group_json(group: Group) -> dict[str, Any]:
         "most_undone_files": [
             {"workspace": f.workspace, "file": f.path, **_rate(f.rate)} for f in group.undone_files
         ],
+        "lost_by_reason": dict(group.lost_reasons),
     }
 
 

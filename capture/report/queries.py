@@ -23,6 +23,7 @@ from capture.report.rows import (
     CountRow,
     Counts,
     EpisodeTestRow,
+    LostReasonRow,
     ReportRows,
     RetentionRow,
     TestRunRow,
@@ -328,6 +329,17 @@ def _fetch_undone_files(
     return [UndoneFileRow(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in ranked]
 
 
+def _fetch_lost_reasons(conn: sqlite3.Connection, scope: Scope) -> list[LostReasonRow]:
+    ws = " AND workspace_id IS :ws" if scope.workspace_id is not None else ""
+    rows = conn.execute(
+        f"""SELECT coalesce(reason, ''), count(*) FROM proposals
+            WHERE outcome = 'lost' AND created_at >= :lo AND created_at < :hi{ws}
+            GROUP BY 1 ORDER BY 2 DESC, 1""",
+        {"lo": scope.since, "hi": scope.until, "ws": scope.workspace_id},
+    ).fetchall()
+    return [LostReasonRow(r[0] or "unknown", int(r[1])) for r in rows]
+
+
 def fetch_rows(
     conn: sqlite3.Connection,
     scope: Scope,
@@ -359,6 +371,7 @@ def fetch_rows(
             episode_tests if episode_tests is not None else _fetch_episode_tests(conn, scope, by)
         ),
         undone_files=_fetch_undone_files(conn, scope, by, top),
+        lost_reasons=_fetch_lost_reasons(conn, scope) if by is None else [],
     )
 
 

@@ -13,9 +13,10 @@ from typing import Literal
 __all__ = [
     "CountRow",
     "Counts",
-    "Key",
-    "Rate",
     "EpisodeTestRow",
+    "Key",
+    "LostReasonRow",
+    "Rate",
     "ReportRows",
     "RetentionRow",
     "TestRunRow",
@@ -132,6 +133,14 @@ class UndoneFileRow:
     settled: int
 
 
+@dataclass(frozen=True, slots=True)
+class LostReasonRow:
+    """How many proposals of the period are `lost`, for one reason."""
+
+    reason: str
+    count: int
+
+
 @dataclass(slots=True)
 class ReportRows:
     """Everything one grouping of one report needs. `test_runs` and `episode_tests` are None
@@ -142,3 +151,4 @@ class ReportRows:
     test_runs: list[TestRunRow] | None = field(default_factory=list)
     episode_tests: list[EpisodeTestRow] | None = field(default_factory=list)
     undone_files: list[UndoneFileRow] = field(default_factory=list)
+    lost_reasons: list[LostReasonRow] = field(default_factory=list)

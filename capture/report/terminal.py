@@ -144,6 +144,7 @@ def _wide(report: Report, console: Console) -> None:
             )
         console.print(t)
     _undone(report.total.current, console)
+    _lost(report.total.current, console)
     _changes(report.total, console, "Change against the previous period (total)")
 
 
@@ -155,6 +156,15 @@ def _undone(group: Group, console: Console) -> None:
     for f in group.undone_files:
         name = f"{f.workspace}/{f.path}" if several else f.path
         t.add_row(name, format_rate(f.rate))
+    console.print(t)
+
+
+def _lost(group: Group, console: Console) -> None:
+    if not group.lost_reasons:
+        return
+    t = _table("Lost, by reason", "reason", ["proposals"])
+    for reason, count in group.lost_reasons:
+        t.add_row(reason, format_count(count))
     console.print(t)
 
 
@@ -216,6 +226,7 @@ def _narrow(report: Report, console: Console) -> None:
         console.print(_group_table(f"{report.by}: {pair.current.key or '(none)'}", pair))
     console.print(_group_table("total", report.total))
     _undone(report.total.current, console)
+    _lost(report.total.current, console)
 
 
 def render(report: Report, console: Console) -> None:

@@ -52,3 +52,54 @@ def test_a_checkpoint_read_long_after_its_window_says_how_late(tmp_path: Path) -
         world.close()
     assert late["30s"] == pytest.approx(world.now - applied - 30, abs=0.1)
     assert late["10m"] == pytest.approx(world.now - applied - 600, abs=0.1)
+
+
+def test_the_report_counts_lost_proposals_by_reason(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import capture_env
+    from tests.corpus.agents import Turn
+    from tests.corpus.scenarios import APP
+    from tests.corpus.world import World
+
+    world = World(tmp_path / "ws", tmp_path / "home", now=time.time() - 3600)
+    try:
+        world.write("app.py", APP)
+        world.write("notes.txt", "total = 0\n".encode("utf-16"))
+        world.commit_all()
+        turn = Turn(world, "cursor").prompt()
+        turn.edit("app.py", "    return 0\n", "    return sum(items)\n")
+        for name in ("notes.txt", "gone.txt"):
+            if name == "notes.txt":
+                world.path(name).write_bytes("total = 1\n".encode("utf-16"))
+            turn._send(
+                {
+                    "hook_event_name": "afterFileEdit",
+                    "file_path": str(world.path(name)),
+                    "edits": [{"old_string": "total = 0", "new_string": "total = 1"}],
+                }
+            )
+        turn.stop()
+        world.finish()
+    finally:
+        world.close()
+    result = subprocess.run(
+        [sys.executable, "-m", "capture", "report", "--json", "--all", "--since", "2d"],
+        capture_output=True,
+        text=True,
+        env=capture_env(tmp_path / "home"),
+        check=True,
+    )
+    total = json.loads(result.stdout)["total"]
+    assert total["lost_by_reason"] == {"binary": 1, "deleted": 1}
+    text = subprocess.run(
+        [sys.executable, "-m", "capture", "report", "--all", "--since", "2d"],
+        capture_output=True,
+        text=True,
+        env={**capture_env(tmp_path / "home"), "COLUMNS": "100"},
+        check=True,
+    ).stdout
+    assert "Lost, by reason" in text and "binary" in text
