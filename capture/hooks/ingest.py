@@ -70,9 +70,10 @@ def _proposal_exists(store: Store, key: str) -> bool:
 def _test_run(
     config: Config, call: Call, command: Command, roots: list[str], now: float
 ) -> TestRunInput | None:
-    from capture.testruns.commands import runner_of
+    from capture.testruns.identity import shell_runner
 
-    runner = runner_of(command.command, config.test_commands)
+    # `capture run pytest` too: the wrapper's run is then the one this call enriches
+    runner = shell_runner(command.command, config.test_commands)
     if runner is None:
         return None
     from capture.testruns.summaries import parse_summary
@@ -101,18 +102,31 @@ def _test_run(
 
 
 def _add_test_run(store: Store, run: TestRunInput, now: float) -> str:
+    from capture.hooks.sessions import remember_shell_run, shell_run
+
+    key = run.dedupe_key or ""
     existing = store.conn.execute(
-        "SELECT id, exit_code FROM test_runs WHERE dedupe_key = ?", (run.dedupe_key,)
+        "SELECT id, exit_code, seen_by FROM test_runs WHERE dedupe_key = ?", (key,)
     ).fetchone()
+    if existing is None and (known := shell_run(store, key)) is not None:
+        # merged into a run that carries the other source's key
+        existing = store.conn.execute(
+            "SELECT id, exit_code, seen_by FROM test_runs WHERE id = ?", (known,)
+        ).fetchone()
     if existing is not None:
         # a second report of one run (Cursor's afterShellExecution and postToolUse) may know
         # the exit code the first did not
-        if existing[1] is None and run.exit_code is not None:
+        if run.exit_code is not None:
             store.conn.execute(
-                "UPDATE test_runs SET exit_code = ? WHERE id = ?", (run.exit_code, existing[0])
+                """UPDATE test_runs SET exit_code = coalesce(exit_code, ?),
+                   shell_exit_code = CASE WHEN seen_by IS NULL THEN shell_exit_code
+                   ELSE coalesce(shell_exit_code, ?) END WHERE id = ?""",
+                (run.exit_code, run.exit_code, existing[0]),
             )
         return str(existing[0])
-    return store.add_test_run(run, now=now)
+    run_id = store.add_test_run(run, now=now)
+    remember_shell_run(store, key, run_id, now)
+    return run_id
 
 
 def _reject_pending(

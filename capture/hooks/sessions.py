@@ -21,7 +21,9 @@ __all__ = [
     "pending_pre_image",
     "pending_proposal",
     "remember_session",
+    "remember_shell_run",
     "session_model",
+    "shell_run",
     "take_pending",
 ]
 
@@ -185,4 +187,33 @@ def current_episode(
                AND ended_at IS NULL AND last_at >= ? ORDER BY last_at DESC LIMIT 1""",
             (workspace_id, agent, session_id, since),
         ).fetchone()
+    return None if row is None else str(row[0])
+
+
+#: The `agent` of hook_pending rows that remember which run a shell call's report became: no
+#: agent is named so, so `take_pending` never takes them for announced edits.
+_SHELL_RUN = "shell-run"
+#: A re-sent report of one shell call comes within seconds; a day bounds the rows kept.
+_SHELL_RUN_KEEP_S = 86400.0
+
+
+def remember_shell_run(store: Store, key: str, run_id: str, now: float) -> None:
+    """Note that the shell call `key` is run `run_id`: a merged run may carry another source's
+    key, and a re-sent report of the call must still find it."""
+    store.conn.execute(
+        "DELETE FROM hook_pending WHERE agent = ? AND created_at < ?",
+        (_SHELL_RUN, now - _SHELL_RUN_KEEP_S),
+    )
+    store.conn.execute(
+        """INSERT OR IGNORE INTO hook_pending (key, agent, session_id, turn_id, workspace_id, path,
+           proposal, created_at) VALUES (?, ?, NULL, NULL, NULL, '', ?, ?)""",
+        (f"{_SHELL_RUN}:{key}", _SHELL_RUN, run_id, now),
+    )
+
+
+def shell_run(store: Store, key: str) -> str | None:
+    """The run a shell call's earlier report became (`remember_shell_run`), if noted."""
+    row = store.conn.execute(
+        "SELECT proposal FROM hook_pending WHERE key = ?", (f"{_SHELL_RUN}:{key}",)
+    ).fetchone()
     return None if row is None else str(row[0])

@@ -11,6 +11,19 @@ from capture.edits.windows import DEFAULT_LATE
 from capture.model import CaseResult, TestRunInput
 from capture.store.ids import new_id
 from capture.store.row_groups import RowGroup
+from capture.testruns.identity import (
+    END_GAP_S,
+    LOOKBACK_S,
+    MERGED_SOURCES,
+    SHELL_SOURCE,
+    SLACK_S,
+    RunTimes,
+    best_other,
+    best_shell,
+    merge_runs,
+    seen_by,
+    shell_runner,
+)
 from capture.testruns.linking import EpisodeTimes, episodes_to_link
 
 __all__ = ["RunRows"]
@@ -38,6 +51,10 @@ class RunRows(RowGroup):
                 if row:
                     return str(row[0])
             workspace_id = self.ensure_workspace(run.workspace, now) if run.workspace else None
+            if workspace_id is not None:
+                merged = self._merge_same_execution(run, workspace_id, now, late_seconds)
+                if merged is not None:
+                    return merged
             run_id = new_id(now)
             self.conn.execute(
                 """INSERT INTO test_runs (id, workspace_id, command, name, cwd, source, started_at,
@@ -70,6 +87,101 @@ class RunRows(RowGroup):
                 self._link_test_run(run_id, workspace_id, run.started_at, late_seconds)
             return run_id
 
+    def _merge_same_execution(
+        self, run: TestRunInput, workspace_id: int, now: float, late_seconds: float
+    ) -> str | None:
+        """When the agent's shell and another source both saw this execution and the other
+        report is on record already, fold `run` into that run (`capture.testruns.identity`);
+        returns its id, or None to record `run` as a run of its own."""
+        if run.source == SHELL_SOURCE:
+            shell = RunTimes("", run.started_at, run.duration_s, shell_runner(run.command))
+            if run.duration_s is None:
+                low, high = run.started_at - LOOKBACK_S, run.started_at + SLACK_S
+            else:
+                low, high = run.started_at - SLACK_S, shell.ended_at + SLACK_S
+            placeholders = ", ".join("?" for _ in MERGED_SOURCES)
+            rows = self._runs(
+                f"""source IN ({placeholders}) AND (seen_by IS NULL
+                    OR ',' || seen_by || ',' NOT LIKE '%,{SHELL_SOURCE},%')""",
+                (*sorted(MERGED_SOURCES),),
+                workspace_id,
+                low,
+                high,
+            )
+            found = best_other(shell, [_times(r) for r in rows])
+            if found is None:
+                return None
+            row = next(r for r in rows if r.run_id == found)
+            merged = merge_runs(run, row.run)
+            shell_exit = run.exit_code
+            sources = seen_by(row.sources, row.reported_at, SHELL_SOURCE, now)
+            cases = None  # the other source's results are on record already
+        elif run.source in MERGED_SOURCES:
+            other = RunTimes("", run.started_at, run.duration_s, shell_runner(run.command))
+            # a shell call may have begun long before the runner did (a build first)
+            rows = self._runs(
+                "source = ? AND seen_by IS NULL",
+                (SHELL_SOURCE,),
+                workspace_id,
+                run.started_at - 24 * 3600.0,
+                other.ended_at + END_GAP_S + SLACK_S,
+            )
+            found = best_shell(other, [_times(r) for r in rows])
+            if found is None:
+                return None
+            row = next(r for r in rows if r.run_id == found)
+            merged = merge_runs(row.run, run)
+            shell_exit = row.run.exit_code
+            sources = seen_by(row.sources, row.reported_at, run.source, now)
+            cases = merged.cases
+        else:
+            return None
+        self.conn.execute(
+            """UPDATE test_runs SET command = ?, name = ?, cwd = ?, source = ?, started_at = ?,
+               duration_s = ?, exit_code = ?, passed = ?, failed = ?, errors = ?, skipped = ?,
+               failing_ids = ?, dedupe_key = ?, runner = ?, results_from = ?, report = ?,
+               shell_exit_code = ?, seen_by = ? WHERE id = ?""",
+            (
+                merged.command,
+                merged.name,
+                merged.cwd,
+                merged.source,
+                merged.started_at,
+                merged.duration_s,
+                merged.exit_code,
+                merged.passed,
+                merged.failed,
+                merged.errors,
+                merged.skipped,
+                json.dumps(merged.failing_ids),
+                merged.dedupe_key,
+                merged.runner,
+                merged.results_from,
+                merged.report,
+                shell_exit,
+                sources,
+                found,
+            ),
+        )
+        if cases:
+            self.conn.execute("DELETE FROM test_results WHERE test_run_id = ?", (found,))
+            self._insert_results(found, cases)
+        # linked as either report alone would have been, at the merged start
+        self._link_test_run(found, workspace_id, merged.started_at, late_seconds)
+        return found
+
+    def _runs(
+        self, where: str, params: tuple[object, ...], workspace_id: int, low: float, high: float
+    ) -> list[_RunRow]:
+        rows = self.conn.execute(
+            f"""SELECT id, command, name, cwd, source, started_at, duration_s, exit_code, passed,
+                failed, errors, skipped, failing_ids, dedupe_key, runner, results_from, report,
+                seen_by FROM test_runs WHERE workspace_id = ? AND started_at BETWEEN ? AND ?
+                AND {where}""",
+            (workspace_id, low, high, *params),
+        ).fetchall()
+        return [_RunRow(r) for r in rows]
+
     def _insert_results(self, run_id: str, cases: Sequence[CaseResult]) -> None:
         self.conn.executemany(
             """INSERT INTO test_results (test_run_id, idx, test_id, outcome, file, classname,
@@ -100,3 +212,48 @@ class RunRows(RowGroup):
                VALUES (?, ?, ?)""",
             [(episode_id, run_id, link) for episode_id, link in links],
         )
+
+
+class _RunRow:
+    """A test_runs row as a run input (without its per-test results, which stay in place)."""
+
+    __slots__ = ("run_id", "run", "sources", "reported_at")
+
+    def __init__(self, r: Sequence[object]) -> None:
+        self.run_id = str(r[0])
+        self.run = TestRunInput(
+            command=str(r[1]),
+            name=_text(r[2]),
+            cwd=_text(r[3]),
+            source=str(r[4]),
+            started_at=float(r[5]),  # type: ignore[arg-type]
+            duration_s=None if r[6] is None else float(r[6]),  # type: ignore[arg-type]
+            exit_code=_int(r[7]),
+            passed=_int(r[8]),
+            failed=_int(r[9]),
+            errors=_int(r[10]),
+            skipped=_int(r[11]),
+            failing_ids=json.loads(str(r[12])) if r[12] else [],
+            dedupe_key=_text(r[13]),
+            runner=_text(r[14]),
+            results_from=_text(r[15]),
+            report=_text(r[16]),
+        )
+        self.sources = _text(r[17]) or self.run.source
+        # ids begin with the milliseconds of the report that created the row
+        self.reported_at = int(self.run_id[:11], 16) / 1000
+
+
+def _times(row: _RunRow) -> RunTimes:
+    run = row.run
+    return RunTimes(
+        row.run_id, run.started_at, run.duration_s, run.runner or shell_runner(run.command)
+    )
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _int(value: object) -> int | None:
+    return None if value is None else int(value)  # type: ignore[call-overload]

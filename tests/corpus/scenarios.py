@@ -445,3 +445,104 @@ def _shell_run(world: World) -> None:
     turn = agent_edit(world, "claude-code")
     turn.bash("python -m pytest -q", "..                                [100%]\n2 passed in 0.08s")
     turn.stop()
+
+
+# ------------------------------------------------- test runs seen by the hook and another source
+
+_PYTEST_OK = "..                                [100%]\n2 passed in 0.08s"
+
+
+def _other_run(
+    world: World, source: str, command: str, *, before: float, junit: bool = False
+) -> str:
+    """A run recorded as the plugin, the wrapper or the JUnit watcher records one, in-process
+    at the world's clock: it began `before` s ago and took 1 s."""
+    from capture.model import CaseResult, TestRunInput
+    from capture.recording.recorder import record_test_run
+
+    cases = [CaseResult("tests/test_app.py::test_area", "passed", "tests/test_app.py", None, 0.1)]
+    cases.append(CaseResult("tests/test_app.py::test_name", "passed", "tests/test_app.py"))
+    run = TestRunInput(
+        command=command,
+        source=source,
+        started_at=world.now - before,
+        workspace=str(world.root),
+        cwd=str(world.root),
+        duration_s=1.0,
+        exit_code=None if junit else 0,
+        passed=2,
+        failed=0,
+        errors=0,
+        skipped=0,
+        runner="pytest",
+        results_from="junit" if junit else "plugin",
+        cases=cases,
+    )
+    return record_test_run(world.store, run, now=world.now, late_seconds=world.config.late.seconds)
+
+
+@scenario(
+    "claude-code: pytest through the shell tool, the pytest plugin recorded it first",
+    (("app.py", "kept"),),
+    runs=((1, "pytest-plugin,hook"),),
+)
+def _plugin_then_shell(world: World) -> None:
+    turn = agent_edit(world, "claude-code")
+    world.advance(0.5)
+    _other_run(world, "pytest-plugin", "pytest -q", before=1.2)
+    turn.bash("python -m pytest -q", _PYTEST_OK)
+    turn.stop()
+
+
+@scenario(
+    "claude-code: capture run pytest through the shell tool, the wrapper recorded it first",
+    (("app.py", "kept"),),
+    runs=((1, "wrapper,hook"),),
+)
+def _wrapper_then_shell(world: World) -> None:
+    turn = agent_edit(world, "claude-code")
+    world.advance(0.5)
+    _other_run(world, "wrapper", "pytest -q", before=1.2)
+    turn.bash("capture run -- pytest -q", _PYTEST_OK)
+    turn.stop()
+
+
+@scenario(
+    "claude-code: pytest --junitxml through the shell tool, the report recorded first",
+    (("app.py", "kept"),),
+    runs=((1, "junit-file,hook"),),
+)
+def _junit_then_shell(world: World) -> None:
+    turn = agent_edit(world, "claude-code")
+    world.advance(0.5)
+    _other_run(world, "junit-file", "junit.xml", before=1.2, junit=True)
+    turn.bash("pytest -q --junitxml=junit.xml", _PYTEST_OK)
+    turn.stop()
+
+
+@scenario(
+    "claude-code: pytest --junitxml through the shell tool, the report picked up a second later",
+    (("app.py", "kept"),),
+    runs=((1, "hook,junit-file"),),
+)
+def _shell_then_junit(world: World) -> None:
+    turn = agent_edit(world, "claude-code")
+    world.advance(0.5)
+    turn.bash("pytest -q --junitxml=junit.xml", _PYTEST_OK)
+    world.advance(1.0)
+    _other_run(world, "junit-file", "junit.xml", before=2.2, junit=True)
+    turn.stop()
+
+
+@scenario(
+    "claude-code: two pytest runs in quick succession, each seen by the plugin and the hook",
+    (("app.py", "kept"),),
+    runs=((1, "pytest-plugin,hook"), (1, "pytest-plugin,hook")),
+)
+def _two_plugin_runs(world: World) -> None:
+    turn = agent_edit(world, "claude-code")
+    for _ in range(2):
+        world.advance(0.5)
+        _other_run(world, "pytest-plugin", "pytest -q", before=1.2)
+        turn.bash("python -m pytest -q", _PYTEST_OK, duration_ms=1500)
+    turn.stop()

@@ -110,9 +110,10 @@ def _names(paths: Sequence[Path], root: Path) -> str:
 
 
 def _other_runs(store: Store, root: str, since: float) -> list[tuple[float, float | None]]:
+    # an agent's shell run is not one of them: the report's results are recorded into it
     rows = store.conn.execute(
         """SELECT t.started_at, t.duration_s FROM test_runs t JOIN workspaces w
-           ON w.id = t.workspace_id WHERE w.root = ? AND t.source != 'junit-file'
+           ON w.id = t.workspace_id WHERE w.root = ? AND t.source NOT IN ('junit-file', 'hook')
            AND t.started_at >= ?""",
         (root, since - 86400.0),
     ).fetchall()
