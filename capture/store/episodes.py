@@ -241,7 +241,7 @@ _PROPOSAL_COLUMNS = """id, path, state, outcome, reason, similarity, retention, 
     created_file, created_at, applied_at, decided_by, settled_at, rules_version"""
 _RUN_COLUMNS = """t.id, t.command, t.name, t.source, t.exit_code, t.passed, t.failed, t.errors,
     t.skipped, t.failing_ids, t.started_at, t.duration_s, t.runner, t.results_from, t.report,
-    t.cwd"""
+    t.cwd, t.shell_exit_code, t.seen_by"""
 
 
 def _episode(
@@ -260,6 +260,7 @@ def _episode(
     for (
         _, link, run_id, command, name, run_source, exit_code, passed, failed, errors, skipped,
         failing_ids, run_started_at, duration_s, runner, results_from, report, cwd,
+        shell_exit_code, seen_by,
     ) in runs:  # fmt: skip
         status = run_status(
             exit_code=exit_code,
@@ -292,6 +293,8 @@ def _episode(
                 "results_from": results_from,
                 "report": report,
                 "cwd": cwd,
+                "shell_exit_code": shell_exit_code,
+                "seen_by": seen_by.split(",") if seen_by else [run_source],
             }
         )
     tests = summarize_tests(linked, edited_files=edited_files, settled_at=settled_at)

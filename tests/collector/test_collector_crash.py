@@ -114,7 +114,8 @@ def test_kill_9_at_random_moments_under_load_loses_and_duplicates_nothing(
     state: dict[str, Any] = {"collector": start_collector(db)}
     batches = [
         [item(make_episode(f"b{b:02d}e{i:03d}", level="full")) for i in range(200)]
-        for b in range(10)
+        # enough that a fast machine is still uploading when the second kill comes
+        for b in range(40)
     ]
     answers: list[list[dict[str, Any]]] = []
     done = threading.Event()
