@@ -46,8 +46,12 @@ def measure_hunks(text: str | None, hunks: Sequence[TrackedHunk]) -> Measurement
     observations: list[HunkObservation] = []
     for hunk in hunks:
         span = None if text is None or hunk.region is None else hunk.region.span()
+        # No context at all is what a caller that never knew it passes (a past edit judged from
+        # one later text): it then gets the version-1 reading of a deletion's neighbours. Only an
+        # edit that emptied the file has none either, and there any copy beside the point is back.
         context = (hunk.context_before, hunk.context_after)
-        observations.append(observe_hunk(text or "", hunk.old_text, hunk.new_text, span, context))
+        known = context if any(context) else None
+        observations.append(observe_hunk(text or "", hunk.old_text, hunk.new_text, span, known))
     return measure(observations)
 
 

@@ -101,10 +101,21 @@ def _test_run(
     )
 
 
-def _add_test_run(store: Store, run: TestRunInput, now: float) -> str:
-    from capture.hooks.sessions import remember_shell_run, shell_run
+def _add_test_run(
+    store: Store, run: TestRunInput, now: float, *, announced: bool = False
+) -> str | None:
+    """The run this shell call's report is (None for a pre-tool-use report: nothing ran yet)."""
+    from capture.hooks.sessions import (
+        remember_shell_run,
+        remember_shell_start,
+        shell_run,
+        take_shell_start,
+    )
 
     key = run.dedupe_key or ""
+    if announced:
+        remember_shell_start(store, key, now)
+        return None
     existing = store.conn.execute(
         "SELECT id, exit_code, seen_by FROM test_runs WHERE dedupe_key = ?", (key,)
     ).fetchone()
@@ -124,6 +135,10 @@ def _add_test_run(store: Store, run: TestRunInput, now: float) -> str:
                 (run.exit_code, run.exit_code, existing[0]),
             )
         return str(existing[0])
+    began = take_shell_start(store, key)
+    if run.duration_s is None and began is not None and began <= now:
+        # no duration reported: the call's window opens at its pre-tool-use report
+        run.started_at, run.duration_s = began, round(now - began, 6)
     run_id = store.add_test_run(run, now=now)
     remember_shell_run(store, key, run_id, now)
     return run_id
@@ -265,7 +280,13 @@ def ingest(
             elif isinstance(fact, SessionStart) and call.session_id:
                 remember_session(store, call.agent, call.session_id, call.model, fact.source, now)
         for run in runs:
-            run_id = _add_test_run(store, run, now)
+            announced = any(
+                isinstance(f, Command) and f.announced and f.key == run.dedupe_key
+                for f in reading.facts
+            )
+            run_id = _add_test_run(store, run, now, announced=announced)
+            if run_id is None:
+                continue
             report.test_runs.append(run_id)
             if workspace_id is not None:
                 # run inside the agent's turn: it belongs to that turn's episode whatever the

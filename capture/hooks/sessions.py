@@ -1,6 +1,7 @@
-"""What hook calls leave for later hook calls: edits announced before they ran (pending), what a
-session start said, and which episodes a turn boundary closes. SQL over the store's connection;
-callers hold the transaction."""
+"""What hook calls leave for later hook calls: edits announced before they ran (pending), when a
+shell test command began and which run its report became, what a session start said, and which
+episodes a turn boundary closes. SQL over the store's connection; callers hold the transaction.
+"""
 
 from __future__ import annotations
 
@@ -22,9 +23,11 @@ __all__ = [
     "pending_proposal",
     "remember_session",
     "remember_shell_run",
+    "remember_shell_start",
     "session_model",
     "shell_run",
     "take_pending",
+    "take_shell_start",
 ]
 
 
@@ -217,3 +220,34 @@ def shell_run(store: Store, key: str) -> str | None:
         "SELECT proposal FROM hook_pending WHERE key = ?", (f"{_SHELL_RUN}:{key}",)
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+#: The `agent` of hook_pending rows holding when an agent's shell began a test command (its
+#: pre-tool-use report), for a post-tool-use report that carries no duration. A command that
+#: never reports back (denied, killed with the agent) leaves its row for a day.
+_SHELL_START = "shell-start"
+
+
+def remember_shell_start(store: Store, key: str, now: float) -> None:
+    """Note that the shell call `key` began at `now` (a re-sent report keeps the first time)."""
+    store.conn.execute(
+        "DELETE FROM hook_pending WHERE agent = ? AND created_at < ?",
+        (_SHELL_START, now - _SHELL_RUN_KEEP_S),
+    )
+    store.conn.execute(
+        """INSERT OR IGNORE INTO hook_pending (key, agent, session_id, turn_id, workspace_id, path,
+           proposal, created_at) VALUES (?, ?, NULL, NULL, NULL, '', '', ?)""",
+        (f"{_SHELL_START}:{key}", _SHELL_START, now),
+    )
+
+
+def take_shell_start(store: Store, key: str) -> float | None:
+    """When the shell call `key` began (`remember_shell_start`), if noted; the note is used up."""
+    pending = f"{_SHELL_START}:{key}"
+    row = store.conn.execute(
+        "SELECT created_at FROM hook_pending WHERE key = ?", (pending,)
+    ).fetchone()
+    if row is None:
+        return None
+    store.conn.execute("DELETE FROM hook_pending WHERE key = ?", (pending,))
+    return float(row[0])

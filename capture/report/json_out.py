@@ -49,6 +49,12 @@ def group_json(group: Group) -> dict[str, Any]:
             "edited": _rate(c.outcome_rate("edited")),
             "undone": _rate(c.outcome_rate("undone")),
             "lost": _rate(c.outcome_rate("lost")),
+            # the same over the settled proposals that could be observed (lost ones left out)
+            "of_observed": {
+                "kept": _rate(c.observed_rate("kept")),
+                "edited": _rate(c.observed_rate("edited")),
+                "undone": _rate(c.observed_rate("undone")),
+            },
         },
         "added": {"chars": c.chars_added, "lines": c.lines_added},
         "retention": [

@@ -17,6 +17,7 @@ from capture.testruns.identity import (
     MERGED_SOURCES,
     SHELL_SOURCE,
     SLACK_S,
+    START_LAG_S,
     RunTimes,
     best_other,
     best_shell,
@@ -98,7 +99,7 @@ class RunRows(RowGroup):
             if run.duration_s is None:
                 low, high = run.started_at - LOOKBACK_S, run.started_at + SLACK_S
             else:
-                low, high = run.started_at - SLACK_S, shell.ended_at + SLACK_S
+                low, high = run.started_at - START_LAG_S, shell.ended_at + SLACK_S
             placeholders = ", ".join("?" for _ in MERGED_SOURCES)
             rows = self._runs(
                 f"""source IN ({placeholders}) AND (seen_by IS NULL
@@ -117,7 +118,8 @@ class RunRows(RowGroup):
             sources = seen_by(row.sources, row.reported_at, SHELL_SOURCE, now)
             cases = None  # the other source's results are on record already
         elif run.source in MERGED_SOURCES:
-            other = RunTimes("", run.started_at, run.duration_s, shell_runner(run.command))
+            runner = run.runner or shell_runner(run.command)
+            other = RunTimes("", run.started_at, run.duration_s, runner)
             # a shell call may have begun long before the runner did (a build first)
             rows = self._runs(
                 "source = ? AND seen_by IS NULL",

@@ -4,13 +4,16 @@ An agent's shell tool (seen by its hooks) and the pytest plugin, the `capture ru
 JUnit report may all see the same execution. The shell knows when the tool call ran and its exit
 code; the other source knows the runner's own results. They are one execution when, in one
 workspace, the other source's run lies inside the shell call's time window and the runners agree
-(a runner either side does not name counts as agreeing).
+(`same_runner`: names that mean one runner agree, and a name that does not say which runner, on
+either side, agrees with any).
 
 The shell's window: from its start (the post-tool-use report's time minus the duration the agent
-reported) to its report. An agent that reports no duration leaves only the report's time: the
-other run must then have ended at most `END_GAP_S` before it and started at most `LOOKBACK_S`
-before it, and the closest such run is taken, so a later run is never mistaken for an earlier
-call. Plain functions: the store gathers the rows, these decide.
+reported, or the time of its pre-tool-use report) to its report. An agent that reports neither
+leaves only the report's time: the other run must then have ended at most `END_GAP_S` before it
+and started at most `LOOKBACK_S` before it. A run that began after the report is never the
+call's, and of several that fit, the one that ended closest to the report is taken, so a later
+run is never mistaken for an earlier call. Plain functions: the store gathers the rows, these
+decide.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ __all__ = [
     "MERGED_SOURCES",
     "SHELL_SOURCE",
     "SLACK_S",
+    "START_LAG_S",
     "RunTimes",
     "best_other",
     "best_shell",
     "merge_runs",
     "same_execution",
+    "same_runner",
     "seen_by",
     "shell_runner",
     "wrapped_command",
@@ -45,6 +50,10 @@ MERGED_SOURCES = frozenset({"pytest-plugin", "wrapper", "junit-file"})
 
 #: Two processes' clocks, a duration rounded to milliseconds, a report file's mtime.
 SLACK_S = 1.0
+#: The hook's report comes after the command ended by the time the agent takes to call the hook
+#: and the hook's own start-up (more under load), so its time minus the duration falls that much
+#: after the command began.
+START_LAG_S = 3.0
 #: Without the shell's duration: how soon after the run ended the shell must have reported.
 END_GAP_S = 10.0
 #: Without the shell's duration: how long before its report the run may have started.
@@ -65,13 +74,43 @@ class RunTimes:
         return self.started_at + (self.duration_s or 0.0)
 
 
+#: Runner names as shell commands (`capture.testruns.commands`), summaries and reports give
+#: them, by the runner they mean. A name not here says no runner: a script (`npm test`,
+#: `make test`, tox, nox), a report that does not tell (`junit`), the user's own patterns.
+_RUNNERS = {
+    "pytest": "pytest",
+    "unittest": "unittest",
+    "jest": "jest",
+    "vitest": "vitest",
+    "mocha": "mocha",
+    "go test": "go",
+    "go": "go",
+    "cargo test": "cargo",
+    "cargo": "cargo",
+    "nextest": "cargo",
+    "maven": "jvm",
+    "gradle": "jvm",
+    "surefire": "jvm",
+    "dotnet test": "dotnet",
+    "rspec": "rspec",
+    "phpunit": "phpunit",
+}
+
+
+def same_runner(a: str | None, b: str | None) -> bool:
+    """Whether two runner names can be one runner: `go test` and a go-junit-report, `mvn test`
+    and Surefire's reports agree; pytest and jest do not."""
+    known_a, known_b = _RUNNERS.get(a or ""), _RUNNERS.get(b or "")
+    return known_a is None or known_b is None or known_a == known_b
+
+
 def same_execution(shell: RunTimes, other: RunTimes) -> bool:
     """Whether `other` (plugin, wrapper or JUnit run) is the execution the shell call ran."""
-    if shell.runner and other.runner and shell.runner != other.runner:
+    if not same_runner(shell.runner, other.runner) or other.started_at > shell.ended_at:
         return False
     if shell.duration_s is not None:
         return (
-            shell.started_at - SLACK_S <= other.started_at
+            shell.started_at - START_LAG_S <= other.started_at
             and other.ended_at <= shell.ended_at + SLACK_S
         )
     reported = shell.started_at

@@ -178,3 +178,96 @@ def test_two_executions_in_quick_succession_stay_two_runs(
     assert (first["exit_code"], first["shell_exit_code"]) == (0, 0)
     assert (second["exit_code"], second["shell_exit_code"], second["failed"]) == (1, 1, 1)
     assert report_runs(home) == 2
+
+
+def enqueue_late(payloads: list[tuple[str, dict[str, Any], float]], ws: Path) -> None:
+    """The hook fired at each `at`; its payloads are applied together, 2 s after the last."""
+    config = load_config()
+    for agent, payload, at in payloads:
+        raw = json.dumps(payload).encode()
+        assert enqueue(str(config.paths.db), agent, None, raw, str(ws), "", at=at)
+    last = max(at for _, _, at in payloads)
+    with Store.open(config.paths.db) as store:
+        assert drain(store, config, clock=lambda: last + 2.0) == len(payloads)
+
+
+def test_two_quick_executions_reported_late_stay_two_runs(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    home = run_capture.home  # type: ignore[attr-defined]
+    ws = make_project(tmp_path)
+    start_turn(run_capture, ws)
+    reports = []
+    for code in (0, 1):
+        if code:
+            break_calc(ws)
+        began, ended, got = run_tests(home, ws, pytest_cmd(plugin=True))
+        assert got == code
+        payload = shell_payload(ws, "pytest -q tests", began, ended, code)
+        reports.append(("claude-code", payload, time.time()))
+    enqueue_late(reports, ws)  # both plugin runs are on record before either report
+    first, second = runs(home)
+    assert [r["seen_by"] for r in (first, second)] == ["pytest-plugin,hook"] * 2
+    assert [(r["exit_code"], r["shell_exit_code"]) for r in (first, second)] == [(0, 0), (1, 1)]
+    assert report_runs(home) == 2
+
+
+def announced(payload: dict[str, Any]) -> dict[str, Any]:
+    """The PreToolUse report of the same Bash call (same tool_use_id), before it runs."""
+    pre = {k: v for k, v in payload.items() if k not in ("tool_response", "duration_ms")}
+    pre.pop("error", None)
+    pre.pop("is_interrupt", None)
+    pre["hook_event_name"] = "PreToolUse"
+    return pre
+
+
+def test_without_a_duration_the_pre_tool_use_report_opens_the_window(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    home = run_capture.home  # type: ignore[attr-defined]
+    ws = make_project(tmp_path)
+    episode = start_turn(run_capture, ws)
+    cmd = pytest_cmd(plugin=False)
+    command = "python -m pytest -q --junitxml=junit.xml tests"
+    post = shell_payload(ws, command, time.time(), time.time(), 0)
+    del post["duration_ms"]  # optional in Claude Code's PostToolUse
+    hook(run_capture, "claude-code", announced(post))
+    _, _, code = run_tests(home, ws, [*cmd[:-1], "--junitxml=junit.xml", cmd[-1]])
+    assert code == 0
+    hook(run_capture, "claude-code", post)
+
+    pre_at, post_at = (r["at"] for r in rows(home, "SELECT at FROM events ORDER BY id")[-2:])
+    [alone] = rows(home, "SELECT started_at, duration_s FROM test_runs")
+    assert alone["started_at"] == pre_at
+    assert abs(alone["duration_s"] - (post_at - pre_at)) < 1e-3
+    assert rows(home, "SELECT key FROM hook_pending WHERE key LIKE 'shell-start:%'") == []
+
+    run_capture("junit", "junit.xml", cwd=ws, env=LONG_WINDOWS, check=True)
+    [run] = runs(home)
+    assert (run["seen_by"], run["source"], run["results"]) == ("hook,junit-file", "junit-file", 2)
+    assert (run["exit_code"], run["shell_exit_code"], run["episodes"]) == (0, 0, episode)
+
+
+def test_codex_long_after_its_run_ended_is_the_same_run_by_its_pre_tool_use_report(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    """Codex reports no duration: the window is PreToolUse to PostToolUse, so a shell line that
+    went on well after the tests ended (`pytest && sleep 20`) still finds its run."""
+    home = run_capture.home  # type: ignore[attr-defined]
+    ws = make_project(tmp_path)
+    hook(run_capture, "codex", example("codex_hook_userpromptsubmit.json", ws), cwd=ws)
+    [episode] = [r["id"] for r in rows(home, "SELECT id FROM episodes")]
+    post = example("codex_hook_posttooluse_bash.json", ws)
+    post["cwd"] = str(ws)
+    post["tool_input"]["command"] = "python -m pytest -q tests && sleep 20"
+    post["tool_response"] = "..                                   [100%]\n2 passed in 0.02s\n"
+    pre = {k: v for k, v in post.items() if k != "tool_response"}
+    pre["hook_event_name"] = "PreToolUse"
+    hook(run_capture, "codex", pre, cwd=ws)
+    _, ended, code = run_tests(home, ws, pytest_cmd(plugin=True))
+    assert code == 0
+    enqueue_late([("codex", post, ended + 20.0)], ws)
+
+    [run] = runs(home)
+    assert (run["seen_by"], run["passed"], run["results"]) == ("pytest-plugin,hook", 2, 2)
+    assert run["episodes"] == episode

@@ -81,6 +81,8 @@ def test_totals_match_the_hand_computed_figures(home: Path) -> None:
         "edited": rate(1, 6),
         "undone": rate(2, 6),
         "lost": rate(1, 6),
+        # P6 is the lost one: five settled proposals were observed
+        "of_observed": {"kept": rate(2, 5), "edited": rate(1, 5), "undone": rate(2, 5)},
     }
     assert t["added"] == {"chars": 308, "lines": 14}
     assert t["retention"] == [

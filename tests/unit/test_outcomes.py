@@ -129,6 +129,22 @@ def test_deletion_whose_old_text_is_typed_back_is_undone() -> None:
     assert verdict(seen) == (Outcome.UNDONE, "old text back")
 
 
+def test_deletion_tracked_without_context_reads_its_neighbours_as_version_1_did() -> None:
+    from capture.edits.regions import Region
+    from capture.edits.tracking import TrackedHunk, measure_hunks
+
+    # A past edit judged from one later text carries no context: the old text right beside
+    # the point is all there is to go on.
+    hunk = TrackedHunk("drop = 2\n", "", Region(9, 9))
+    typed_back = "keep = 1\ndrop = 2\nlast = 3\n"
+    assert decide(State.APPLIED, measure_hunks(typed_back, [hunk])) == (
+        Outcome.UNDONE,
+        "old text back",
+    )
+    untouched = measure_hunks("keep = 1\nlast = 3\n", [hunk])
+    assert decide(State.APPLIED, untouched)[0] is Outcome.KEPT
+
+
 def test_deletion_with_new_text_written_in_its_place_is_rewritten() -> None:
     seen = HunkObservation("old_call(x)\n", "", "replacement_call(y)\n")
     assert verdict(seen) == (Outcome.EDITED, "rewritten")

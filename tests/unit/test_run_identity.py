@@ -5,11 +5,13 @@ from __future__ import annotations
 from capture.model import CaseResult, TestRunInput
 from capture.testruns.identity import (
     END_GAP_S,
+    START_LAG_S,
     RunTimes,
     best_other,
     best_shell,
     merge_runs,
     same_execution,
+    same_runner,
     seen_by,
     shell_runner,
     wrapped_command,
@@ -29,6 +31,32 @@ def test_another_runner_or_time_is_another_execution() -> None:
     assert not same_execution(shell, RunTimes("p", T + 0.3, 1.5, "jest"))
     assert not same_execution(shell, RunTimes("p", T + 5.0, 1.0, "pytest"))
     assert not same_execution(shell, RunTimes("p", T - 5.0, 1.0, "pytest"))
+
+
+def test_runner_names_from_commands_summaries_and_reports_agree_when_they_mean_one() -> None:
+    assert same_runner("go test", "go")  # `go test` in the shell, go-junit-report's file
+    assert same_runner("maven", "surefire") and same_runner("gradle", "surefire")
+    assert same_runner("cargo test", "cargo") and same_runner("nextest", "cargo")
+    assert same_runner("npm test", "jest") and same_runner("make test", "pytest")  # scripts
+    assert same_runner("pytest", "junit") and same_runner(None, "pytest")
+    assert not same_runner("pytest", "jest") and not same_runner("go test", "surefire")
+    shell = RunTimes("h", T, 2.0, "go test")
+    assert same_execution(shell, RunTimes("j", T + 0.3, 1.5, "go"))
+    assert not same_execution(shell, RunTimes("j", T + 0.3, 1.5, "surefire"))
+
+
+def test_a_run_that_began_after_the_report_is_never_the_calls() -> None:
+    # a quick run of the next call may end within the slack after this report
+    assert not same_execution(RunTimes("h", T, 2.0, None), RunTimes("p", T + 2.1, 0.3, None))
+    assert not same_execution(RunTimes("h", T, None, None), RunTimes("p", T + 0.1, 0.3, None))
+    assert same_execution(RunTimes("h", T, None, None), RunTimes("p", T - 0.5, 0.4, None))
+
+
+def test_the_shells_start_may_lag_the_run_by_the_hooks_own_delay() -> None:
+    # report time minus duration: late by the time the agent took to call the hook
+    shell = RunTimes("h", T, 2.0, "pytest")
+    assert same_execution(shell, RunTimes("w", T - START_LAG_S + 0.1, 2.0, "pytest"))
+    assert not same_execution(shell, RunTimes("w", T - START_LAG_S - 0.1, 2.0, "pytest"))
 
 
 def test_without_a_duration_the_run_must_end_just_before_the_report() -> None:

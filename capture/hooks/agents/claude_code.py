@@ -218,6 +218,14 @@ def _tool_facts(call: Call, payload: dict[str, Any], item: dict[str, Any]) -> li
         for edit in edits:
             edit.error = first_text(item, "error")
         return list(edits)
+    if tool in SHELL_TOOLS and event == "PreToolUse":
+        # when the command began, should its PostToolUse carry no duration_ms
+        if not isinstance(tool_input, dict) or tool_input.get("run_in_background"):
+            return []
+        line = first_text(tool_input, "command")
+        if not line or not tool_use_id:
+            return []
+        return [Command(line, f"{AGENT}:{tool_use_id}", announced=True)]
     if tool in SHELL_TOOLS and event in ("PostToolUse", "PostToolUseFailure", "PostToolBatch"):
         failed = first_text(item, "error") if event == "PostToolUseFailure" else None
         if event == "PostToolUseFailure" and failed is None:

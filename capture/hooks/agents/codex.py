@@ -115,6 +115,13 @@ def _tool(call: Call, payload: dict[str, Any], reading: Reading) -> None:
         if stage is not Stage.PROPOSED:
             reading.problems.extend(problems)
         return
+    if tool in SHELL_TOOLS and event == "PreToolUse":
+        # Codex reports no duration: when the command began comes from here
+        line = command_text(tool_input.get("command"))
+        if line and tool_use_id:
+            cwd = first_text(tool_input, "workdir", "cwd") or call.cwd
+            reading.facts.append(Command(line, f"{AGENT}:{tool_use_id}", cwd=cwd, announced=True))
+        return
     if tool in SHELL_TOOLS and event in ("PostToolUse", "PostToolUseFailure"):
         command = command_text(tool_input.get("command"))
         if not command:

@@ -139,9 +139,20 @@ class Edit(_Plain):
 
 class Command(_Plain):
     """A shell command the agent ran to completion (or that failed to start or timed out).
-    failure: why the run did not finish ("timeout", "interrupted", ...)."""
+    failure: why the run did not finish ("timeout", "interrupted", ...). announced: a
+    pre-tool-use report, the command about to start (its key is the one its post-tool-use
+    report will carry); it says when the command began, for an agent that reports no duration."""
 
-    __slots__ = ("command", "key", "output", "exit_code", "duration_s", "cwd", "failure")
+    __slots__ = (
+        "command",
+        "key",
+        "output",
+        "exit_code",
+        "duration_s",
+        "cwd",
+        "failure",
+        "announced",
+    )
 
     def __init__(
         self,
@@ -152,6 +163,7 @@ class Command(_Plain):
         duration_s: float | None = None,
         cwd: str | None = None,
         failure: str | None = None,
+        announced: bool = False,
     ) -> None:
         self.command = command
         self.key = key
@@ -160,6 +172,7 @@ class Command(_Plain):
         self.duration_s = duration_s
         self.cwd = cwd
         self.failure = failure
+        self.announced = announced
 
 
 class Prompt(_Plain):
