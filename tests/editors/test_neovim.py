@@ -12,8 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, capture_env, missing_tool
+from tests.editors.sessions import (
+    REWRITES,
+    make_project,
+    recorded_proposals,
+    rewrite_problems,
+)
 
-ORIGINAL = "def total(items):\n    return 0\n\n\ndef main():\n    print(total([1, 2]))\n"
 NVIM = shutil.which("nvim")
 
 
@@ -26,15 +31,6 @@ def _needs_neovim() -> None:
 def nvim_version() -> str:
     out = subprocess.run([NVIM or "nvim", "--version"], capture_output=True, text=True).stdout
     return out.splitlines()[0]
-
-
-def make_project(tmp_path: Path, names: tuple[str, ...]) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    for name in names:
-        (root / name).write_text(ORIGINAL)
-    return root
 
 
 def run_nvim(root: Path, capture_home: Path, script: str) -> subprocess.CompletedProcess[str]:
@@ -85,59 +81,6 @@ def test_neovim_session(tmp_path: Path, capture_home: Path) -> None:
     }
     assert undo_events == 1
     assert (root / "kept.py").read_text().startswith("# reviewed\n")
-
-
-REWRITES = ("rewritten.py", "wrapped.py", "reverted.py")
-#: What a user would expect of each proposal once the agent's `sum(items)` has been typed over
-#: (rewritten), wrapped in `int(...)`, or retyped back to `0`.
-REWRITE_OUTCOMES = {
-    "rewritten.py": {"edited"},
-    "wrapped.py": {"kept", "edited"},
-    "reverted.py": {"undone"},
-}
-
-
-def recorded_proposals(capture_home: Path) -> dict[str, dict[str, object]]:
-    """Each proposal's row (by path), with its hunks' regions."""
-    conn = sqlite3.connect(capture_home / "data" / "capture.db")
-    conn.row_factory = sqlite3.Row
-    try:
-        rows = {}
-        for row in conn.execute(
-            "SELECT id, path, agent, model, state, outcome, reason, similarity, retention"
-            " FROM proposals"
-        ):
-            hunks = conn.execute(
-                "SELECT old_text, new_text, region_start, region_end, status FROM hunks"
-                " WHERE proposal_id = ? ORDER BY idx",
-                (row["id"],),
-            ).fetchall()
-            rows[row["path"]] = {**dict(row), "hunks": [dict(h) for h in hunks]}
-        return rows
-    finally:
-        conn.close()
-
-
-def rewrite_problems(root: Path, rows: dict[str, dict[str, object]], agent: str) -> list[str]:
-    problems = []
-    if set(rows) != set(REWRITES):
-        problems.append(f"proposals recorded for {sorted(rows)}, expected {sorted(REWRITES)}")
-    for name, expected in REWRITE_OUTCOMES.items():
-        row = rows.get(name)
-        if row is None:
-            continue
-        if row["outcome"] not in expected:
-            problems.append(
-                f"{name}: outcome {row['outcome']!r}, expected one of {sorted(expected)}"
-            )
-        if not row["reason"]:
-            problems.append(f"{name}: no reason recorded")
-        if row["agent"] != agent:
-            problems.append(f"{name}: agent {row['agent']!r}")
-    for name in REWRITES:
-        if (root / name).read_text() != ORIGINAL:
-            problems.append(f"{name} was saved: {(root / name).read_text()!r}")
-    return problems
 
 
 def test_neovim_rewrites_judged_unsaved(tmp_path: Path, capture_home: Path) -> None:
