@@ -186,7 +186,8 @@ def context_in_pre_image(before: str | None, hunk: HunkInput) -> tuple[str, str]
 
 def carry(located: Sequence[LocatedHunk], text: str, later: str) -> list[LocatedHunk]:
     """Hunks placed in `text`, moved to `later` (contexts stay those of the moment of the
-    edit: they are what the hunk was written between)."""
+    edit: they are what the hunk was written between). A carried span is a region's two ends,
+    `(start, end)`, which cross when `later` replaced the whole hunk."""
     if text == later:
         return list(located)
     changeset = diff_edits(text, later)
@@ -196,5 +197,7 @@ def carry(located: Sequence[LocatedHunk], text: str, later: str) -> list[Located
             carried.append(hunk)
             continue
         region = track_changeset(Region(*hunk.span), changeset)
-        carried.append(replace(hunk, span=region.span()))
+        # the ends as they are, not in order: a region the later text replaced whole keeps
+        # its crossed ends, which take in what is typed at them (see Region)
+        carried.append(replace(hunk, span=(region.start, region.end)))
     return carried
