@@ -4,6 +4,7 @@ own files are `capture.paths`)."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 __all__ = ["MAX_TRACKED_BYTES", "find_workspace", "read_text", "relative_to_workspace"]
@@ -13,11 +14,19 @@ MAX_TRACKED_BYTES = 8 * 1024 * 1024
 
 
 def read_text(path: Path) -> str | None:
-    """The file's text, or None when it is missing, too large, or not text."""
+    """The file's text, or None when it is missing, too large, not text, or not a regular file
+    (a FIFO or a device would block the reader, or never end)."""
     try:
-        with path.open("rb") as fh:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        # Non-blocking open: the path may have been swapped for a FIFO since the stat, and
+        # opening a FIFO blocks until a writer appears. fstat then judges what was opened.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             data = fh.read(MAX_TRACKED_BYTES + 1)
-    except OSError:
+    except (OSError, ValueError):
         return None
     if len(data) > MAX_TRACKED_BYTES or b"\x00" in data[:8192]:
         return None

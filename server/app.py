@@ -13,7 +13,10 @@ removes: kilobytes per message, forever. :class:`CaptureProtocol` removes each e
 future completes.
 
 A handler's error is logged and nothing more: it is never shown in the editor and never stops
-the server.
+the server. The same goes for bad input: the transport here reads frames with
+:class:`server.framing.FrameReader` (pygls's reader matches whole header lines only, so bytes
+glued to a header lose that message and the next), and :meth:`CaptureProtocol.dispatch` refuses
+envelopes pygls would choke on.
 """
 
 from __future__ import annotations
@@ -47,7 +50,9 @@ from capture.config import Config
 from capture.edits.positions import PositionEncoding
 from server.checkpoints import Checkpoints
 from server.documents import BadParams, Documents
+from server.envelope import refusal
 from server.feature import Feature, NotificationHandler
+from server.framing import FrameReader
 from server.junit_reports import ReportWatching
 from server.params import ParamsError
 from server.pickup import Pickup
@@ -56,14 +61,13 @@ from server.stats import Stats
 from server.testruns import TestRuns
 from server.undo import Undo
 from server.watcher import DiskWatcher
+from server.workspaces import changed_folders, folder_paths, inside
 from server.writer import StoreWriter
 
 __all__ = ["CaptureProtocol", "CaptureServer", "serve_stdio", "serve_tcp"]
 
 log = logging.getLogger(__name__)
 
-MAX_BODY = 64 * 1024 * 1024  # larger messages are skipped, not buffered
-MAX_HEADER = 64 * 1024
 _READ_SIZE = 65536
 _PENDING_BATCHES = 8  # read-ahead limit: the reader waits when the loop is this far behind
 _EXPECTED = (ParamsError, BadParams)
@@ -103,6 +107,11 @@ class CaptureProtocol(LanguageServerProtocol):
         if not isinstance(data, dict):
             server.bad_messages += 1
             log.warning("ignored a message that is not a JSON object")
+            return
+        problem = refusal(data)
+        if problem is not None:
+            server.bad_messages += 1
+            log.warning("ignored a message: %s", problem)
             return
         method = data.get("method")
         if "id" not in data and isinstance(method, str):
@@ -157,6 +166,10 @@ class CaptureServer(LanguageServer):
         self.writer = StoreWriter(config.paths.db)
         self.encoding = PositionEncoding.UTF16
         self.folders: list[str] = []
+        # Off by default: an agent edit named by URI must not copy any file of the machine
+        # into the store. The editor opts in with initializationOptions.allowOutsideWorkspace.
+        self.allow_outside = False
+        self.refused_outside = 0
         self.raw_notifications: dict[str, NotificationHandler] = {}
         self.features: list[Feature] = []
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by start()
@@ -165,6 +178,8 @@ class CaptureServer(LanguageServer):
         self.messages = 0
         self.bad_messages = 0
         self.errors = 0
+        # One reader per connection (the server serves one): its counters are the bad frames.
+        self.frames = FrameReader()
         self.exit_code: int | None = None
         self.exited = asyncio.Event()
         self._closed = False
@@ -177,6 +192,7 @@ class CaptureServer(LanguageServer):
         self.add(Undo(self))
         self.add(Stats(self))
         self.raw_notifications[types.WORKSPACE_DID_CHANGE_WATCHED_FILES] = self._watched_files
+        self.raw_notifications[types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS] = self._folders_changed
         # pygls sets attributes on what it registers: plain functions, not bound methods.
         self.feature(types.INITIALIZE)(_function(self._initialize))
         self.feature(types.INITIALIZED)(_function(self._initialized))
@@ -244,7 +260,9 @@ class CaptureServer(LanguageServer):
             "positionEncoding": self.encoding.value,
             "messages": self.messages,
             "badMessages": self.bad_messages,
+            "badFrames": self.frames.bad_frames,
             "errors": self.errors,
+            "refusedOutside": self.refused_outside,
             "writeQueue": self.writer.queued,
             "failedWrites": self.writer.failed_jobs,
             "droppedEvents": self.writer.dropped_events,
@@ -268,11 +286,10 @@ class CaptureServer(LanguageServer):
             folders = [params.root_uri]
         if not folders and params.root_path:
             folders = [params.root_path]
-        self.folders = [
-            path
-            for path in (to_fs_path(f) if f.startswith("file:") else f for f in folders)
-            if path
-        ]
+        self.folders = folder_paths(folders)
+        options = params.initialization_options
+        if isinstance(options, dict):
+            self.allow_outside = options.get("allowOutsideWorkspace") is True
         log.info(
             "initialize: client %s, encoding %s, folders %s",
             params.client_info.name if params.client_info else "?",
@@ -286,6 +303,19 @@ class CaptureServer(LanguageServer):
 
     async def _shutdown(self, params: None) -> None:
         await self.close()
+
+    def _folders_changed(self, params: Any, raw: bytes) -> None:
+        self.folders = changed_folders(self.folders, params)
+        log.info("workspace folders now %s", self.folders)
+
+    def refuse_outside(self, path: str, what: str) -> bool:
+        """True (and one logged line) when ``path`` is outside the workspace folders and
+        such paths are not allowed."""
+        if self.allow_outside or inside(path, self.folders):
+            return False
+        self.refused_outside += 1
+        log.warning("%s refused: %s is outside the workspace folders", what, path[:300])
+        return True
 
     def _watched_files(self, params: Any, raw: bytes) -> None:
         if not isinstance(params, dict) or not isinstance(params.get("changes"), list):
@@ -319,76 +349,8 @@ def _coroutine(method: Callable[..., Any]) -> Callable[..., Any]:
 # ---------------------------------------------------------------------- transport
 
 
-def _content_length(header: bytes) -> int | None:
-    length = None
-    for line in header.split(b"\r\n"):
-        name, sep, value = line.partition(b":")
-        if sep and name.strip().lower() == b"content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
-                length = None
-    return length if length is not None and length >= 0 else None
-
-
-class FrameReader:
-    """Splits a byte stream into LSP message bodies (``Content-Length`` framing).
-
-    Garbage between messages is skipped up to the next header block; a header without a
-    usable length is dropped; a body longer than ``max_body`` is skipped, not buffered.
-    """
-
-    def __init__(self, max_body: int = MAX_BODY) -> None:
-        self._buf = bytearray()
-        self._need: int | None = None
-        self._skip = 0
-        self._max_body = max_body
-        self.dropped = 0
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        buf = self._buf
-        buf += chunk
-        pos = 0
-        bodies: list[bytes] = []
-        while True:
-            if self._skip:
-                n = min(self._skip, len(buf) - pos)
-                pos += n
-                self._skip -= n
-                if self._skip:
-                    break
-                continue
-            if self._need is None:
-                end = buf.find(b"\r\n\r\n", pos)
-                if end < 0:
-                    if len(buf) - pos > MAX_HEADER:
-                        self.dropped += 1
-                        log.warning("skipped %d bytes without a message header", len(buf) - pos)
-                        pos = len(buf) - 3
-                    break
-                length = _content_length(bytes(buf[pos:end]))
-                pos = end + 4
-                if length is None:
-                    self.dropped += 1
-                    log.warning("skipped a message header without a usable Content-Length")
-                    continue
-                if length > self._max_body:
-                    self.dropped += 1
-                    log.warning("skipped a message of %d bytes (limit %d)", length, self._max_body)
-                    self._skip = length
-                    continue
-                self._need = length
-            if len(buf) - pos < self._need:
-                break
-            bodies.append(bytes(buf[pos : pos + self._need]))
-            pos += self._need
-            self._need = None
-        if pos:
-            del buf[:pos]
-        return bodies
-
-
 def _stdio_reader(
+    frames: FrameReader,
     stream: BinaryIO,
     loop: asyncio.AbstractEventLoop,
     deliver: Callable[[list[bytes]], None],
@@ -396,7 +358,6 @@ def _stdio_reader(
     slots: threading.Semaphore,
 ) -> None:
     """Reader thread: framing off the loop, one hand-over per chunk read (not per message)."""
-    frames = FrameReader()
     read = getattr(stream, "read1", stream.read)
     try:
         while True:
@@ -437,7 +398,7 @@ async def _run_stdio(server: CaptureServer, stdin: BinaryIO, stdout: BinaryIO) -
 
     threading.Thread(
         target=_stdio_reader,
-        args=(stdin, loop, deliver, at_eof, slots),
+        args=(server.frames, stdin, loop, deliver, at_eof, slots),
         name="capture-stdin",
         daemon=True,
     ).start()
@@ -472,7 +433,7 @@ async def _run_tcp(
             return
         busy = True
         server.protocol.set_writer(writer)
-        frames = FrameReader()
+        frames = server.frames
         try:
             while not server.exited.is_set():
                 chunk = await reader.read(_READ_SIZE)

@@ -22,6 +22,7 @@ from capture.edits.regions import Edit
 from capture.edits.textdiff import diff_edits
 from server.buffer import TextBuffer
 from server.feature import Feature, NotificationHandler
+from server.surrogates import has_surrogates
 
 if TYPE_CHECKING:
     import asyncio
@@ -100,6 +101,8 @@ def _text_document(params: Any) -> dict[str, Any]:
     doc = params["textDocument"]
     if not isinstance(doc.get("uri"), str):
         raise BadParams("textDocument.uri must be a string")
+    if has_surrogates(doc["uri"]):
+        raise BadParams("textDocument.uri holds a lone surrogate")  # no file has such a name
     return doc
 
 

@@ -8,11 +8,13 @@ used raises :class:`ParamsError` with one line saying why, which the server logs
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from capture.model import State
+from server.surrogates import escape, has_surrogates
 
 __all__ = [
     "DecisionParams",
@@ -29,6 +31,12 @@ __all__ = [
 ]
 
 MAX_TEXT = 8 * 1024 * 1024  # larger hunks are not tracked (the core's file limit)
+# SQLite stores integers in 64 bits: a larger one must be refused here, not fail in the store.
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+# Exit codes are 32-bit on every platform (unsigned on Windows, negative signals elsewhere).
+EXIT_MIN = -(2**31)
+EXIT_MAX = 2**32 - 1
 
 
 class ParamsError(ValueError):
@@ -114,22 +122,54 @@ def _str(obj: dict[str, Any], key: str, *, required: bool = False, limit: int = 
         raise ParamsError(f"{key} must be a string")
     if len(value) > limit:
         raise ParamsError(f"{key} is longer than {limit} characters")
-    return value
+    # Names, ids and free text go to the store as they are: a lone surrogate must be escaped.
+    return escape(value)
 
 
 def _text(obj: dict[str, Any], key: str) -> str:
-    value = _str(obj, key, limit=MAX_TEXT)
-    return value if value is not None else ""
+    """A hunk's text, kept exact (lone surrogates included): it is located in the document
+    mirror, which holds them; the writer thread escapes both alike."""
+    value = obj.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ParamsError(f"{key} must be a string")
+    if len(value) > MAX_TEXT:
+        raise ParamsError(f"{key} is longer than {MAX_TEXT} characters")
+    return value
 
 
-def _int(obj: dict[str, Any], key: str, *, minimum: int | None = 0) -> int | None:
+def _int(
+    obj: dict[str, Any],
+    key: str,
+    *,
+    minimum: int | None = 0,
+    maximum: int = INT64_MAX,
+) -> int | None:
     value = obj.get(key)
     if value is None:
         return None
     if type(value) is not int:
         raise ParamsError(f"{key} must be an integer")
-    if minimum is not None and value < minimum:
-        raise ParamsError(f"{key} must be >= {minimum}")
+    if value < (INT64_MIN if minimum is None else minimum):
+        raise ParamsError(f"{key} must be >= {INT64_MIN if minimum is None else minimum}")
+    if value > maximum:
+        raise ParamsError(f"{key} must be <= {maximum}")
+    return value
+
+
+def _path(obj: dict[str, Any], key: str) -> str | None:
+    """An absolute path (or ``file:`` URI) naming a place; anything else is refused, since it
+    would become a workspace row of its own."""
+    value = _str(obj, key, limit=4096)
+    if value is None:
+        return None
+    if any(ord(c) < 32 for c in value):
+        raise ParamsError(f"{key} holds control characters")
+    if value.startswith("file:"):
+        return value
+    if not os.path.isabs(value):
+        raise ParamsError(f"{key} must be an absolute path or a file: URI")
     return value
 
 
@@ -163,6 +203,10 @@ def _range(value: Any) -> RangeParam | None:
 
 
 def _uri(obj: dict[str, Any], *, required: bool) -> Any:
+    value = obj.get("uri")
+    if isinstance(value, str) and has_surrogates(value):
+        # A file name cannot hold one: the OS refuses it, and an escaped URI names no file.
+        raise ParamsError("uri holds a lone surrogate")
     return _str(obj, "uri", required=required, limit=4096)
 
 
@@ -262,19 +306,19 @@ def parse_test_run(params: Any) -> TestRunParams:
     failing = obj.get("failingIds") or []
     if not isinstance(failing, list) or not all(isinstance(f, str) for f in failing):
         raise ParamsError("failingIds must be a list of strings")
-    workspace = _str(obj, "workspace", limit=4096) or _str(obj, "workspaceUri", limit=4096)
+    workspace = _path(obj, "workspace") or _path(obj, "workspaceUri")
     return TestRunParams(
         command=_str(obj, "command", required=True),
         name=_str(obj, "name", limit=1000),
-        cwd=_str(obj, "cwd", limit=4096),
+        cwd=_path(obj, "cwd"),
         workspace=workspace,
         started_at=_time(obj, "startedAt"),
         duration_s=_float(obj, "durationS"),
-        exit_code=_int(obj, "exitCode", minimum=None),
+        exit_code=_int(obj, "exitCode", minimum=EXIT_MIN, maximum=EXIT_MAX),
         passed=_int(obj, "passed"),
         failed=_int(obj, "failed"),
         errors=_int(obj, "errors"),
         skipped=_int(obj, "skipped"),
-        failing_ids=tuple(f[:1000] for f in failing[:10_000]),
+        failing_ids=tuple(escape(f[:1000]) for f in failing[:10_000]),
         run_id=_str(obj, "id", limit=200),
     )

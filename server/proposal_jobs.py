@@ -22,7 +22,8 @@ from capture.store.database import Store
 from server.live_proposal import LiveProposal
 from server.params import ParamsError, ProposalParams
 from server.stored import StoredProposal, load_live, sync_text
-from server.workspaces import resolve, workspace_root
+from server.surrogates import escape, escape_fields
+from server.workspaces import inside_resolved, resolve, workspace_root
 
 __all__ = ["decision_job", "open_job", "persist_job", "record_job"]
 
@@ -54,6 +55,7 @@ def persist_job(
         for hunk_id, region in zip(live.hunk_ids, regions, strict=False):
             if region is not None:
                 group[hunk_id] = (region.start, region.end)
+    text = escape(text)  # the store's copy; same length, so the regions hold
     report = ObserveReport()
     for (workspace_id, path), spans_by_id in groups.items():
         sync_text(
@@ -97,13 +99,22 @@ def record_job(
     text: str | None,
     live: LiveProposal | None,
     folders: list[str],
+    only_inside: bool,
     known: set[str],
     now: float,
     raw: str,
     store: Store,
 ) -> list[StoredProposal]:
+    if only_inside and not inside_resolved(fs_path, folders):
+        # The loop judged the name; a symlink inside a folder may still lead out of it.
+        log.warning("capture/proposal refused: %s leads outside the workspace folders", fs_path)
+        return []
     path = resolve(fs_path)
     root = workspace_root(path, folders)
+    # The store's copies; the same lengths, so what is located in them is where the loop
+    # located it in the buffer.
+    hunks = [escape_fields(h) for h in hunks]
+    text = None if text is None else escape(text)
     dedupe_key = f"lsp:{p.editor_id}" if p.editor_id else None
     if dedupe_key is not None:
         row = store.conn.execute(
@@ -174,8 +185,7 @@ def decision_job(
         store.decide_proposal(proposal_id, accepted=False, decided_by=decided_by, now=now)
         return []
     file = os.path.join(root, row["path"])
-    if text is None:
-        text = read_text(Path(file))
+    text = read_text(Path(file)) if text is None else escape(text)
     located = None
     if text is not None:
         _carry_other_regions(store, root, file, text, now)

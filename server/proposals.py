@@ -38,6 +38,7 @@ from server.live_proposal import LiveProposal
 from server.params import HunkParam, ParamsError, parse_decision, parse_proposal
 from server.proposal_jobs import decision_job, open_job, persist_job, record_job
 from server.stored import StoredProposal
+from server.surrogates import escape
 
 if TYPE_CHECKING:
     from server.app import CaptureServer
@@ -92,7 +93,9 @@ class Proposals(Feature):
             live.fill(stored)
             self._register(live)
         if doc is not None and live.doc is None and doc.file == live.file:
-            regions = follow(stored.baseline, doc.buffer.text, [h for _, h in stored.hunks])
+            # The store holds lone surrogates escaped; compare like with like.
+            text = escape(doc.buffer.text)
+            regions = follow(stored.baseline, text, [h for _, h in stored.hunks])
             self._attach(live, doc, regions)
         return live
 
@@ -279,6 +282,8 @@ class Proposals(Feature):
         fs_path = to_fs_path(p.uri) if p.uri.startswith("file:") else None
         if fs_path is None:
             raise ParamsError(f"capture/proposal needs a file: URI, not {p.uri[:100]!r}")
+        if self.server.refuse_outside(fs_path, "capture/proposal"):
+            return
         doc = self.server.documents.get(p.uri)
         hunks = self._hunk_inputs(doc, p.hunks)
         text = None
@@ -297,6 +302,7 @@ class Proposals(Feature):
             text,
             live,
             list(self.server.folders),
+            not self.server.allow_outside,
             self.known,
             time.time(),
             _raw_text(raw),

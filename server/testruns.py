@@ -13,8 +13,8 @@ from capture.model import TestRunInput
 from capture.recording.recorder import record_test_run
 from capture.store.database import Store
 from server.feature import Feature, NotificationHandler
-from server.params import parse_test_run
-from server.workspaces import resolve, workspace_root
+from server.params import ParamsError, parse_test_run
+from server.workspaces import inside, resolve, workspace_root
 
 if TYPE_CHECKING:
     from server.app import CaptureServer
@@ -35,7 +35,16 @@ class TestRuns(Feature):
         now = time.time()
         workspace = p.workspace
         if workspace is not None and workspace.startswith("file:"):
-            workspace = to_fs_path(workspace)
+            workspace = to_fs_path(workspace) or None
+            if workspace is None:
+                raise ParamsError("workspace is not a usable file: URI")
+        folders = list(self.server.folders)
+        if not self.server.allow_outside:
+            # A run names its place; one outside the editor's folders would make up a workspace.
+            if p.cwd is not None and not inside(p.cwd, folders):
+                raise ParamsError(f"cwd {p.cwd[:200]!r} is outside the workspace folders")
+            if workspace is not None and not _near(workspace, folders):
+                raise ParamsError(f"workspace {workspace[:200]!r} is not a workspace folder")
         started = p.started_at
         if started is None:
             started = now - (p.duration_s or 0.0)
@@ -55,10 +64,14 @@ class TestRuns(Feature):
             failing_ids=list(p.failing_ids),
             dedupe_key=f"lsp:{p.run_id}" if p.run_id else None,
         )
-        folders = list(self.server.folders)
         self.server.writer.post(
             partial(_record, run, folders, now, raw.decode("utf-8", "replace")), "capture/testRun"
         )
+
+
+def _near(workspace: str, folders: list[str]) -> bool:
+    """A workspace is a folder, lies in one, or holds one (a git root above the folder)."""
+    return inside(workspace, folders) or any(inside(f, [workspace]) for f in folders)
 
 
 def _record(run: TestRunInput, folders: list[str], now: float, raw: str, store: Store) -> str:

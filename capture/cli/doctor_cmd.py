@@ -17,6 +17,11 @@ _PACKAGES = ("pygls", "lsprotocol", "watchdog", "sqlite-utils", "httpx", "rapidf
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--retry",
+        action="store_true",
+        help="apply again the hook payloads set aside because applying them failed",
+    )
 
 
 def _versions() -> dict[str, str | None]:
@@ -62,6 +67,15 @@ def run(args: argparse.Namespace) -> int:
                 "SELECT count(*) FROM checkpoints WHERE observed_at IS NULL"
             ).fetchone()[0],
         }
+        from capture.hooks.ingest import retry_set_aside, set_aside
+
+        if args.retry:
+            report["retried"] = {
+                "set_aside": len(set_aside(store)),
+                "applied": retry_set_aside(store, ctx.config),
+            }
+        # listed, not a failure: the queue went on without them, and --retry applies them
+        report["database"]["set_aside"] = set_aside(store)
         ok = report["database"]["integrity"] == "ok"
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not fail
         report["database"] = {"error": str(exc)}
@@ -88,4 +102,15 @@ def run(args: argparse.Namespace) -> int:
         )
         print("          " + ", ".join(f"{n} {t}" for t, n in db["counts"].items()))
         print(f"          {db['pending_checkpoints']} checkpoint(s) waiting")
+        if "retried" in report:
+            retried = report["retried"]
+            print(f"retried   {retried['applied']} of {retried['set_aside']} set-aside payload(s)")
+        aside = db["set_aside"]
+        if aside:
+            print(f"hooks     {len(aside)} payload(s) set aside (capture doctor --retry):")
+            for row in aside:
+                print(
+                    f"          #{row['id']} {row['agent']} {row['event'] or '-'} "
+                    f"attempts {row['attempts']}: {row['error']}"
+                )
     return 0 if ok else 1

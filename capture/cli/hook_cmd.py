@@ -24,6 +24,7 @@ __all__ = [
     "hook",
     "hook_now",
     "main_fast",
+    "read_args",
     "run",
 ]
 
@@ -47,24 +48,68 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main_fast(argv: list[str]) -> int | None:
-    """`capture hook ...` without argparse (the fast path). None: let argparse handle it
-    (help, or arguments it cannot read)."""
+    """`capture hook ...` without argparse. None only when help is asked for (argparse prints
+    it); anything else exits 0, and what could not be used is logged (an agent runs this on
+    every tool call: a mistaken hook entry must not break its loop)."""
     args = argv[1:]
-    if not args or any(a in ("-h", "--help") for a in args):
+    if any(a in ("-h", "--help") for a in args):
         return None
-    agent, rest = args[0], args[1:]
+    agent, event, payload, ignored = read_args(args)
+    try:
+        if ignored:
+            _log_ignored(agent, event, ignored)
+        return hook(agent, event, payload)
+    except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent
+        _log_ignored(agent, event, [f"internal error: {type(exc).__name__}: {exc}"])
+        return 0
+
+
+def read_args(args: list[str]) -> tuple[str, str | None, str | None, list[str]]:
+    """The agent, event and payload argument of `capture hook`, and what was ignored (each
+    said for the log). Never fails: an unknown option, a bare `--event`, a second payload or an
+    event UTF-8 cannot hold are ignored, a missing agent is the empty name (unknown)."""
+    ignored: list[str] = []
+    rest = list(args)
+    agent = rest.pop(0) if rest else ""
+    if not agent:
+        ignored.append("no agent named")
     event = payload = None
     while rest:
         token = rest.pop(0)
-        if token == "--event" and rest:
-            event = rest.pop(0)
-        elif token.startswith("--event="):
-            event = token.split("=", 1)[1]
+        if token == "--event" or token.startswith("--event="):
+            value = token.split("=", 1)[1] if "=" in token else (rest.pop(0) if rest else None)
+            if value is None:
+                ignored.append("argument '--event' without a value")
+            elif not _utf8(value):
+                ignored.append(f"event {value!r}: not UTF-8")
+            else:
+                event = value
         elif payload is None and not token.startswith("--"):
             payload = token
         else:
-            return None
-    return hook(agent, event, payload)
+            ignored.append(f"argument {token!r}")
+    return agent, event, payload, ignored
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _log_ignored(agent: str, event: str | None, ignored: list[str]) -> None:
+    """Log what the arguments held that was not used (never raises)."""
+    try:
+        from capture.hooks.log import log_line
+        from capture.paths import resolve_paths
+
+        log_dir = resolve_paths().log_dir
+        for item in ignored:
+            log_line(log_dir, agent or "-", event, f"ignored {item}")
+    except BaseException:  # noqa: BLE001 - a hook never fails the agent
+        pass
 
 
 def _read_stdin(stream: BinaryIO) -> tuple[bytes, int]:

@@ -8,9 +8,11 @@ evaluated against the disk, so outcomes are measured while no editor is open.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from capture.config import Config
 from capture.edits.hunks import LocatedHunk
@@ -41,9 +43,18 @@ from capture.hooks.sessions import (
 )
 from capture.hooks.snapshot import Snapshot
 from capture.model import State, TestRunInput
-from capture.store.database import Store
+from capture.store.database import BUSY_TIMEOUT_MS, Store
 
-__all__ = ["IngestReport", "candidate_roots", "drain", "ingest", "queued", "root_containing"]
+__all__ = [
+    "IngestReport",
+    "candidate_roots",
+    "drain",
+    "ingest",
+    "queued",
+    "retry_set_aside",
+    "root_containing",
+    "set_aside",
+]
 
 
 class IngestReport:
@@ -360,74 +371,183 @@ def _snapshots_of(store: Store, inbox_id: int) -> dict[str, Snapshot]:
     }
 
 
+#: How long applying a payload waits for another writer before it is left queued.
+DRAIN_BUSY_MS = 5_000
+
+
 def drain(store: Store, config: Config, *, clock: Callable[[], float] = time.time) -> int:
     """Apply the hook payloads queued by the fast lane, and the runs `capture run` queued,
-    oldest first; returns how many.
+    oldest first; returns how many were taken off the queue.
 
     A lock file makes one process at a time do it, so payloads of one agent turn are applied in
-    the order the agent sent them. A payload that cannot be applied is logged and taken off the
-    queue: it must never block the ones behind it.
+    the order the agent sent them. A payload must never block the ones behind it, and must
+    never be lost: one whose applying fails is set aside with its error (`capture doctor` lists
+    it, `capture doctor --retry` applies it again). Another writer holding the database is no
+    fault of the payload: after a bounded busy wait (`DRAIN_BUSY_MS`) the row stays queued as it
+    is and draining stops, for the next drain to pick up.
     """
     import fcntl
 
-    from capture.hooks.agents import AGENTS, read_payload
-    from capture.hooks.inbox import decode_env
-    from capture.hooks.log import log_line
-    from capture.hooks.payloads import parse_payload
-    from capture.testruns.sources.handoff import RUN_AGENT
-
     lock_path = store.path.with_name(store.path.name + ".hooks.lock")
-    applied = 0
     with lock_path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        while True:
-            rows = store.conn.execute(
-                "SELECT id, at, agent, event, payload, cwd, env FROM hook_inbox "
-                "ORDER BY id LIMIT 64"
-            ).fetchall()
-            if not rows:
-                return applied
-            for row in rows:
-                agent, event = row["agent"], row["event"]
-                raw = bytes(row["payload"])
-                problems: list[str] = []
-                try:
-                    if agent == RUN_AGENT:
-                        from capture.testruns.sources.wrapper import apply_queued_run
+        # a bounded wait for other writers: past it the queue is left for the next drain,
+        # rather than holding a reader (or the applier) for the store's full busy timeout
+        store.conn.execute(f"PRAGMA busy_timeout={DRAIN_BUSY_MS}")
+        try:
+            return _drain_locked(store, config, clock)
+        finally:
+            store.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
-                        apply_queued_run(store, config, raw)
-                    elif agent not in AGENTS:
-                        problems.append(f"unknown agent {agent!r}")
-                    elif (found := parse_payload(raw, len(raw), problems)) is not None:
-                        payload, text = found
-                        env = decode_env(row["env"])
-                        reading = read_payload(agent, payload, env, event)
-                        report = ingest(
-                            store,
-                            config,
-                            reading,
-                            text,
-                            now=row["at"],
-                            fallback_cwd=row["cwd"],
-                            snapshots=_snapshots_of(store, row["id"]),
-                            observed_at=max(clock(), row["at"]),
-                        )
-                        problems.extend(report.problems)
-                except Exception as exc:  # noqa: BLE001 - logged; the queue moves on
-                    problems.append(f"internal error: {type(exc).__name__}: {exc}")
-                for problem in problems:
-                    log_line(config.paths.log_dir, agent, event, problem)
+
+def _drain_locked(store: Store, config: Config, clock: Callable[[], float]) -> int:
+    from capture.hooks.log import log_line
+    from capture.testruns.sources.handoff import contention
+
+    applied = 0
+    while True:
+        rows = store.conn.execute(
+            "SELECT id, at, agent, event, payload, cwd, env FROM hook_inbox "
+            "WHERE set_aside_at IS NULL ORDER BY id LIMIT 64"
+        ).fetchall()
+        if not rows:
+            return applied
+        for row in rows:
+            agent, event = row["agent"], row["event"]
+            problems: list[str] = []
+            try:
+                _apply_row(store, config, row, problems, clock)
+            except Exception as exc:  # noqa: BLE001 - set aside or left queued, never lost
+                _end_transaction(store)
+                if contention(exc):
+                    log_line(config.paths.log_dir, agent, event, _left_queued(row["id"], exc))
+                    return applied
+                error = f"{type(exc).__name__}: {exc}"
+                log_line(
+                    config.paths.log_dir,
+                    agent,
+                    event,
+                    f"queue: payload {row['id']} set aside: {error}",
+                )
+                try:
+                    _set_aside(store, row["id"], error, clock())
+                except Exception as again:  # noqa: BLE001 - it stays queued, as it was
+                    _end_transaction(store)
+                    log_line(config.paths.log_dir, agent, event, _left_queued(row["id"], again))
+                    return applied
+                continue
+            for problem in problems:
+                log_line(config.paths.log_dir, agent, event, problem)
+            try:
                 with store.transaction():
                     store.conn.execute("DELETE FROM hook_inbox WHERE id = ?", (row["id"],))
                     store.conn.execute(
                         "DELETE FROM hook_snapshots WHERE inbox_id = ?", (row["id"],)
                     )
-                applied += 1
+            except Exception as exc:  # noqa: BLE001 - applied, but still queued: deduped later
+                _end_transaction(store)
+                log_line(config.paths.log_dir, agent, event, _left_queued(row["id"], exc))
+                return applied
+            applied += 1
+
+
+def _apply_row(
+    store: Store, config: Config, row: Any, problems: list[str], clock: Callable[[], float]
+) -> None:
+    """Apply one queued payload; what it holds that cannot be used goes to `problems`, what
+    fails raises."""
+    from capture.hooks.agents import AGENTS, read_payload
+    from capture.hooks.inbox import decode_env
+    from capture.hooks.payloads import parse_payload
+    from capture.testruns.sources.handoff import RUN_AGENT
+
+    agent, event = row["agent"], row["event"]
+    raw = bytes(row["payload"])
+    if agent == RUN_AGENT:
+        from capture.testruns.sources.wrapper import apply_queued_run
+
+        apply_queued_run(store, config, raw)
+    elif agent not in AGENTS:
+        problems.append(f"unknown agent {agent!r}")
+    elif (found := parse_payload(raw, len(raw), problems)) is not None:
+        payload, text = found
+        reading = read_payload(agent, payload, decode_env(row["env"]), event)
+        report = ingest(
+            store,
+            config,
+            reading,
+            text,
+            now=row["at"],
+            fallback_cwd=row["cwd"],
+            snapshots=_snapshots_of(store, row["id"]),
+            observed_at=max(clock(), row["at"]),
+        )
+        problems.extend(report.problems)
+
+
+def _left_queued(inbox_id: int, exc: BaseException) -> str:
+    return f"queue: payload {inbox_id} left for the next drain: {type(exc).__name__}: {exc}"
+
+
+def _end_transaction(store: Store) -> None:
+    """Roll back what a failed apply left open, so the next row starts clean."""
+    if store.conn.in_transaction:
+        with contextlib.suppress(Exception):  # nothing left to undo
+            store.conn.execute("ROLLBACK")
+
+
+def _set_aside(store: Store, inbox_id: int, error: str, now: float) -> None:
+    # the error may quote the payload's own undecodable text: stored escaped
+    text = error.encode("utf-8", "backslashreplace").decode("utf-8")
+    with store.transaction():
+        store.conn.execute(
+            "UPDATE hook_inbox SET set_aside_at = ?, error = ?, attempts = attempts + 1 "
+            "WHERE id = ?",
+            (now, text, inbox_id),
+        )
+
+
+def set_aside(store: Store) -> list[dict[str, Any]]:
+    """The payloads set aside, oldest first: id, when queued and set aside, agent, event,
+    attempts, error."""
+    rows = store.conn.execute(
+        "SELECT id, at, set_aside_at, agent, event, attempts, error FROM hook_inbox "
+        "WHERE set_aside_at IS NOT NULL ORDER BY id"
+    ).fetchall()
+    return [dict(row) for row in rows]
+
+
+def retry_set_aside(store: Store, config: Config, *, clock: Callable[[], float] = time.time) -> int:
+    """Put the set-aside payloads back in the queue and drain it; returns how many of them
+    were applied (the rest are set aside again, their attempts counted)."""
+    with store.transaction():
+        ids = [
+            r[0]
+            for r in store.conn.execute(
+                "SELECT id FROM hook_inbox WHERE set_aside_at IS NOT NULL"
+            ).fetchall()
+        ]
+        store.conn.execute(
+            "UPDATE hook_inbox SET set_aside_at = NULL WHERE set_aside_at IS NOT NULL"
+        )
+    drain(store, config, clock=clock)
+    if not ids:
+        return 0
+    marks = ",".join("?" * len(ids))
+    left = store.conn.execute(
+        f"SELECT count(*) FROM hook_inbox WHERE id IN ({marks})", ids
+    ).fetchone()[0]
+    return len(ids) - int(left)
 
 
 def queued(store: Store) -> int:
-    """Payloads waiting in the fast lane's queue (0 on a store without the queue)."""
+    """Payloads waiting in the fast lane's queue, set-aside ones not counted (0 on a store
+    without the queue)."""
     try:
-        return int(store.conn.execute("SELECT count(*) FROM hook_inbox").fetchone()[0])
+        return int(
+            store.conn.execute(
+                "SELECT count(*) FROM hook_inbox WHERE set_aside_at IS NULL"
+            ).fetchone()[0]
+        )
     except Exception:  # noqa: BLE001 - an older store has no queue
         return 0

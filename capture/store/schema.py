@@ -310,6 +310,16 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             "ALTER TABLE test_runs ADD COLUMN seen_by TEXT",
         ],
     ),
+    (
+        # A queued payload whose applying failed is set aside with its error instead of
+        # dropped, so the queue goes on and the payload can be applied again later.
+        "m008_inbox_set_aside",
+        [
+            "ALTER TABLE hook_inbox ADD COLUMN set_aside_at REAL",
+            "ALTER TABLE hook_inbox ADD COLUMN error TEXT",
+            "ALTER TABLE hook_inbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

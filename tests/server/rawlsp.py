@@ -139,3 +139,36 @@ class RawClient:
     def kill(self) -> None:
         self.process.kill()
         self.process.wait()
+
+
+def change(
+    uri: str, version: int, start: tuple[int, int], end: tuple[int, int], text: str
+) -> bytes:
+    """One incremental didChange, positions as (line, character)."""
+    rng = {
+        "start": {"line": start[0], "character": start[1]},
+        "end": {"line": end[0], "character": end[1]},
+    }
+    return frame(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didChange",
+            "params": {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": rng, "text": text}],
+            },
+        }
+    )
+
+
+def proposal(uri: str, old_text: str, new_text: str, line: int, **fields: Any) -> bytes:
+    """A capture/proposal for an edit that starts at column 0 of ``line``."""
+    params = {
+        "uri": uri,
+        "oldText": old_text,
+        "newText": new_text,
+        "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+        "agent": "test-agent",
+        **fields,
+    }
+    return frame({"jsonrpc": "2.0", "method": "capture/proposal", "params": params})

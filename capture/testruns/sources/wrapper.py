@@ -4,12 +4,15 @@ at hand, recorded by the wrapper itself, or later from the queue
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import shlex
+import sqlite3
 from typing import Any
 
 from capture.config import Config
-from capture.model import TestRunInput
+from capture.model import CaseResult, TestRunInput
 from capture.recording.recorder import record_test_run
 from capture.store.database import Store
 from capture.testruns.results import Results, choose_results, fill_run
@@ -17,6 +20,9 @@ from capture.testruns.results import Results, choose_results, fill_run
 __all__ = ["apply_queued_run", "record_wrapped", "wrapped_run"]
 
 SOURCE = "wrapper"
+
+#: How long queueing a run waits for other writers, once recording it has waited its own while.
+QUEUE_BUSY_MS = 60_000
 
 
 def wrapped_run(
@@ -41,14 +47,78 @@ def wrapped_run(
     )
 
 
-def record_wrapped(store: Store, config: Config, run: TestRunInput, results: Results) -> str:
+def record_wrapped(
+    store: Store,
+    config: Config,
+    run: TestRunInput,
+    results: Results,
+    *,
+    queue_when_busy: bool = True,
+) -> str:
+    """Record the run; returns its id. When other writers hold the store past its busy wait,
+    the run is queued for the next drain instead (`queue_when_busy`), and the key it was queued
+    under is returned: a run that ended is never dropped for contention."""
     fill_run(run, results)
+    try:
+        return _record(store, config, run)
+    except sqlite3.OperationalError as exc:
+        from capture.testruns.sources.handoff import contention
+
+        if not (queue_when_busy and contention(exc)):
+            raise
+        return _queue_recorded(store, run)
+
+
+def _record(store: Store, config: Config, run: TestRunInput) -> str:
     return record_test_run(
         store,
         run,
         now=run.started_at + (run.duration_s or 0.0),
         late_seconds=config.late.seconds,
     )
+
+
+def _queue_recorded(store: Store, run: TestRunInput) -> str:
+    """Queue the filled run in the hooks' queue (its next drain records it); returns its key.
+    The queue's one-row insert gets a fresh wait of QUEUE_BUSY_MS where the run's writes did
+    not get through."""
+    import time
+
+    from capture.testruns.sources.handoff import RUN_AGENT, RUN_EVENT, encode_recorded
+
+    if store.conn.in_transaction:
+        store.conn.execute("ROLLBACK")
+    if run.dedupe_key is None:  # applying the queued run twice records it once
+        run.dedupe_key = f"run:{os.urandom(12).hex()}"
+    raw = encode_recorded(dataclasses.asdict(run))
+    timeout = store.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    store.conn.execute(f"PRAGMA busy_timeout={QUEUE_BUSY_MS}")
+    try:
+        with store.transaction():
+            store.conn.execute(
+                "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
+                "VALUES (?, ?, ?, ?, ?, '')",
+                (time.time(), RUN_AGENT, RUN_EVENT, raw, run.cwd or ""),
+            )
+    finally:
+        store.conn.execute(f"PRAGMA busy_timeout={int(timeout)}")
+    return run.dedupe_key
+
+
+def _recorded_run(fields: Any) -> TestRunInput:
+    if not isinstance(fields, dict):
+        raise ValueError("a queued run's fields are not a JSON object")
+    known = {f.name for f in dataclasses.fields(TestRunInput)}
+    values = {k: v for k, v in fields.items() if k in known}
+    cases = values.pop("cases", None) or []
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        raise ValueError("a queued run's cases are not a list of objects")
+    try:
+        run = TestRunInput(**values)
+        run.cases = [CaseResult(**c) for c in cases]
+    except TypeError as exc:
+        raise ValueError(f"a queued run is not one of ours: {exc}") from exc
+    return run
 
 
 def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
@@ -65,6 +135,8 @@ def apply_queued_run(store: Store, config: Config, raw: bytes) -> str:
     data = json.loads(raw.decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError("a queued run is not a JSON object")
+    if "recorded" in data:  # results read already; the store was busy when it was recorded
+        return _record(store, config, _recorded_run(data["recorded"]))
     argv = _field(data, "argv", list)
     if not argv or not all(isinstance(a, str) for a in argv):
         raise ValueError("a queued run's argv is not a list of strings")
@@ -86,4 +158,5 @@ def apply_queued_run(store: Store, config: Config, raw: bytes) -> str:
 
         summary = parse_summary(output)
     results = choose_results(summary=summary)
-    return record_wrapped(store, config, run, results)
+    # contention propagates: the queue keeps the row for the next drain
+    return record_wrapped(store, config, run, results, queue_when_busy=False)
