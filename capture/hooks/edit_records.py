@@ -17,7 +17,7 @@ from pathlib import Path
 from capture.config import Config
 from capture.edits.hunks import LocatedHunk, locate
 from capture.edits.placement import carry, context_in_pre_image, pin, rebuild
-from capture.files import MAX_TRACKED_BYTES, relative_to_workspace
+from capture.files import MAX_TRACKED_BYTES, decode_text, relative_to_workspace
 from capture.hooks.agents.facts import Call, Edit, Stage
 from capture.hooks.agents.patches import fit_hunks, trim_context
 from capture.hooks.roots import real, root_containing
@@ -108,12 +108,8 @@ def _read(path: str, snapshots: Mapping[str, Snapshot] | None) -> tuple[str | No
 def _decoded(snapshot: Snapshot) -> tuple[str | None, str | None]:
     if snapshot.content is None:
         return None, snapshot.problem or "unreadable"
-    if b"\x00" in snapshot.content[:8192]:
-        return None, "binary"
-    try:
-        return snapshot.content.decode("utf-8"), None
-    except UnicodeDecodeError:
-        return None, "binary"
+    text = decode_text(snapshot.content)
+    return (text, None) if text is not None else (None, "binary")
 
 
 def _placed(

@@ -11,8 +11,8 @@ tools cost one scan of their bytes for a few markers. Only regular
 files are read, with a size bound, so a FIFO or a device named by a payload never blocks the
 agent.
 
-Imports: `os` alone (`stat` for the files it reads); JSON is scanned by hand for the few keys
-it needs, as `json` and the `re` it brings cost more than the fast lane may spend.
+Imports: `os` alone (`capture.files` once there is a file to read). JSON is scanned by hand for
+the few keys it needs, as `json` and the `re` it brings cost more than the fast lane may spend.
 """
 
 from __future__ import annotations
@@ -241,41 +241,8 @@ def edit_paths(raw: bytes, cwd: str, event: str | None = None) -> list[str]:
 
 
 def take(path: str, limit: int) -> Snapshot:
-    """The file's bytes now. Only a regular file is read, opened without blocking, and only
-    when it is at most `limit` bytes."""
-    import stat
+    """The file's bytes now: only a regular file, opened without blocking, of at most `limit`
+    bytes (`capture.files.read_regular`, imported only for a payload that names a file)."""
+    from capture.files import read_regular
 
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return Snapshot(path, None, None, "deleted")
-    except (OSError, ValueError):
-        return Snapshot(path, None, None, "unreadable")
-    if not stat.S_ISREG(info.st_mode):
-        return Snapshot(path, None, None, "unreadable")
-    if info.st_size > limit:
-        return Snapshot(path, None, info.st_size, "too-large")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return Snapshot(path, None, None, "deleted")
-    except OSError:
-        return Snapshot(path, None, None, "unreadable")
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else meanwhile
-            return Snapshot(path, None, None, "unreadable")
-        chunks = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return Snapshot(path, None, None, "unreadable")
-    finally:
-        os.close(fd)
-    if size > limit:
-        return Snapshot(path, None, size, "too-large")
-    return Snapshot(path, b"".join(chunks), size, None)
+    return Snapshot(path, *read_regular(path, limit))
