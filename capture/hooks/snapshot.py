@@ -22,7 +22,6 @@ import os
 __all__ = [
     "EDIT_TOOLS",
     "MAX_FILES",
-    "PROBLEMS",
     "Snapshot",
     "edit_paths",
     "take",
@@ -64,9 +63,6 @@ EDIT_EVENTS = frozenset({"afterFileEdit", "afterTabFileEdit"})
 
 #: A payload naming more files than this is read for its first ones only.
 MAX_FILES = 16
-
-#: Why a file could not be snapshotted (also the `lost` reasons of an edit to it).
-PROBLEMS = ("deleted", "too-large", "unreadable")
 
 _PATH_KEYS = (
     "file_path",
