@@ -3,25 +3,10 @@
 ;; three buffers, and the user types over it (rewrites it), wraps it, or retypes the old text.
 ;; Nothing is ever saved: the server judges the unsaved buffers.
 
-(require 'agent-capture)
+(load (expand-file-name "emacs_support.el" (file-name-directory load-file-name)) nil t)
 
 (defconst rewrites-names '("rewritten.py" "wrapped.py" "reverted.py"))
 (defconst rewrites-new "sum(items)")
-
-(defun rewrites-wait (predicate timeout what)
-  (let ((deadline (+ (float-time) timeout)))
-    (while (not (funcall predicate))
-      (when (> (float-time) deadline)
-        (error "Timed out waiting for %s" what))
-      (accept-process-output nil 0.05))))
-
-(defun rewrites-open (name)
-  (find-file (expand-file-name name (getenv "CAPTURE_TEST_ROOT")))
-  (unless (eglot-current-server)
-    ;; `eglot-ensure' waits for a command loop that batch mode does not run.
-    (apply #'eglot (eglot--guess-contact)))
-  (rewrites-wait (lambda () (eglot-current-server)) 30 "the server")
-  (current-buffer))
 
 (defun rewrites-goto-expression (text)
   "Move point to the start of TEXT after \"return \" on line 2."
@@ -42,13 +27,10 @@ Emacs runs no idle timers, and nothing here saves the buffer."
     (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
 
 (defun rewrites-run ()
-  (setq agent-capture-command
-        (list (getenv "CAPTURE_TEST_PYTHON") "-m" "capture" "serve"))
-  (agent-capture-setup t)
-  (setq eglot-sync-connect 30)
+  (session-start)
   (let ((buffers nil))
     (dolist (name rewrites-names)
-      (with-current-buffer (rewrites-open name)
+      (with-current-buffer (session-open name)
         (push (cons name (current-buffer)) buffers)
         ;; The agent replaces only the expression `0' of line 2 by `sum(items)'.
         (rewrites-goto-expression "0")
@@ -84,11 +66,7 @@ Emacs runs no idle timers, and nothing here saves the buffer."
         (unless (equal (rewrites-line-2) (cdr expected))
           (error "%s: line 2 is %S" (car expected) (rewrites-line-2)))))
     (with-current-buffer (cdr (assoc "rewritten.py" buffers))
-      (rewrites-wait (lambda ()
-                       (let ((stats (agent-capture-stats)))
-                         (and (>= (plist-get stats :proposals) 3)
-                              (eql (plist-get (plist-get stats :outcomes) :pending) 0))))
-                     30 "the proposals to settle"))
+      (session-settle 3))
     ;; Quit without saving anything.
     (dolist (entry buffers)
       (with-current-buffer (cdr entry)
@@ -98,7 +76,4 @@ Emacs runs no idle timers, and nothing here saves the buffer."
     (let ((eglot-autoreconnect nil))
       (eglot-shutdown-all))))
 
-(condition-case err
-    (progn (rewrites-run) (kill-emacs 0))
-  (error (princ (format "emacs session failed: %S\n" err) #'external-debugging-output)
-         (kill-emacs 1)))
+(session-exit-after #'rewrites-run)

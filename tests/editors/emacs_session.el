@@ -2,25 +2,10 @@
 ;; editors/emacs registers `capture serve' with eglot; an "agent" edits three buffers, the
 ;; user keeps one, rewrites part of another and undoes the third.
 
-(require 'agent-capture)
+(load (expand-file-name "emacs_support.el" (file-name-directory load-file-name)) nil t)
 
 (defconst session-new
   "    result = 0\n    for item in items:\n        result += item\n    return result\n")
-
-(defun session-wait (predicate timeout what)
-  (let ((deadline (+ (float-time) timeout)))
-    (while (not (funcall predicate))
-      (when (> (float-time) deadline)
-        (error "Timed out waiting for %s" what))
-      (accept-process-output nil 0.05))))
-
-(defun session-open (name)
-  (find-file (expand-file-name name (getenv "CAPTURE_TEST_ROOT")))
-  (unless (eglot-current-server)
-    ;; `eglot-ensure' waits for a command loop that batch mode does not run.
-    (apply #'eglot (eglot--guess-contact)))
-  (session-wait (lambda () (eglot-current-server)) 30 "the server")
-  (current-buffer))
 
 (defun session-replace (from to)
   (goto-char (point-min))
@@ -28,10 +13,7 @@
   (replace-match to t t))
 
 (defun session-run ()
-  (setq agent-capture-command
-        (list (getenv "CAPTURE_TEST_PYTHON") "-m" "capture" "serve"))
-  (agent-capture-setup t)
-  (setq eglot-sync-connect 30)
+  (session-start)
   (let ((buffers nil))
     (dolist (name '("kept.py" "edited.py" "undone.py"))
       (with-current-buffer (session-open name)
@@ -54,15 +36,8 @@
     (dolist (entry buffers)
       (with-current-buffer (cdr entry) (save-buffer)))
     (with-current-buffer (cdr (assoc "kept.py" buffers))
-      (session-wait (lambda ()
-                      (let ((stats (agent-capture-stats)))
-                        (and (>= (plist-get stats :proposals) 3)
-                             (eql (plist-get (plist-get stats :outcomes) :pending) 0))))
-                    30 "the proposals to settle"))
+      (session-settle 3))
     (let ((eglot-autoreconnect nil))
       (eglot-shutdown-all))))
 
-(condition-case err
-    (progn (session-run) (kill-emacs 0))
-  (error (princ (format "emacs session failed: %S\n" err) #'external-debugging-output)
-         (kill-emacs 1)))
+(session-exit-after #'session-run)

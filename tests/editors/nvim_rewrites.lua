@@ -2,28 +2,19 @@
 -- starts `capture serve`, an "agent" replaces one expression in three buffers, and the user
 -- types over it (rewrites it), wraps it, or retypes the old text. Nothing is ever saved: the
 -- server judges the unsaved buffers.
-local env = vim.env
-local root = env.CAPTURE_TEST_ROOT
+local support = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'nvim_support.lua')
 local NAMES = { 'rewritten.py', 'wrapped.py', 'reverted.py' }
 -- Line 2 is "    return 0": the expression `0` is at (0-based) row 1, byte columns 11 to 12.
 local ROW, COL = 1, 11
 local NEW = 'sum(items)'
 
 local function run()
-  local capture = require('capture')
-  capture.setup({
-    cmd = { env.CAPTURE_TEST_PYTHON, '-m', 'capture', 'serve' },
-  })
+  local capture = support.start()
   local meta = { agent = 'nvim-agent', model = 'test-model', sessionId = 's2', turnId = 't1' }
   local bufs = {}
   for _, name in ipairs(NAMES) do
-    vim.cmd('edit ' .. root .. '/' .. name)
-    local buf = vim.api.nvim_get_current_buf()
+    local buf = support.open(capture, name)
     bufs[name] = buf
-    assert(vim.wait(20000, function()
-      local c = capture.client(buf)
-      return c ~= nil and c.initialized
-    end, 20), 'the agent-capture client did not start for ' .. name)
     -- The agent replaces only the expression `0` of line 2 by `sum(items)`.
     capture.apply_agent_edit(buf, ROW, COL, ROW, COL + 1, NEW, vim.tbl_extend('force', meta, { id = name }))
   end
@@ -50,26 +41,10 @@ local function run()
     local got = vim.api.nvim_buf_get_lines(bufs[name], ROW, ROW + 1, false)[1]
     assert(got == line, name .. ': line 2 is ' .. vim.inspect(got))
   end
-  local done, asking = false, false
-  assert(vim.wait(20000, function()
-    if not asking then
-      asking = true
-      capture.stats(bufs['rewritten.py'], function(stats)
-        asking = false
-        done = stats ~= nil and stats.proposals >= 3 and stats.outcomes.pending == 0
-      end)
-    end
-    return done
-  end, 50), 'the proposals did not settle')
+  support.settle(capture, bufs['rewritten.py'], 3)
   for _, buf in pairs(bufs) do
     assert(vim.api.nvim_buf_get_option(buf, 'modified'), 'a buffer was saved')
   end
 end
 
-local ok, err = pcall(run)
-if not ok then
-  io.stderr:write('nvim session failed: ' .. tostring(err) .. '\n')
-  vim.cmd('cquit 1')
-end
--- Quit without saving anything.
-vim.cmd('qall!')
+support.exit_after(run)
