@@ -12,6 +12,7 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     1  install/        our entries in each agent's settings
     2  testruns/       what a test run says, and which episodes it is evidence for
     2  config          config.toml and environment overrides
+    2  tiers/          which quality tier a proposal and an episode earn, and why (pure)
     3  store/          the SQLite store: schema, writes, rollups, the episode JSON
     4  recording/      the world into the store: proposals, test runs, due checkpoints
     5  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files

@@ -320,6 +320,23 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             "ALTER TABLE hook_inbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
         ],
     ),
+    (
+        # Every tier decision for a proposal or an episode, kept: tiers are recomputed when late
+        # signals arrive, and the history of changes (time, rules version, reasons) is data.
+        "m009_tier_history",
+        [
+            """CREATE TABLE tier_history (
+                id INTEGER PRIMARY KEY,
+                subject TEXT NOT NULL CHECK (subject IN ('proposal', 'episode')),
+                subject_id TEXT NOT NULL,
+                tier TEXT NOT NULL,
+                reasons TEXT NOT NULL,
+                rules_version INTEGER NOT NULL,
+                decided_at REAL NOT NULL
+            )""",
+            "CREATE INDEX tier_history_subject ON tier_history(subject, subject_id, id)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

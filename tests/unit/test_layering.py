@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "capture.globs",
     ),
     ("capture.edits", "capture.paths", "capture.install"),
-    ("capture.testruns", "capture.config"),
+    ("capture.testruns", "capture.config", "capture.tiers"),
     ("capture.store",),
     ("capture.recording",),
     ("capture.testruns.sources",),
@@ -47,8 +47,9 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "capture.install": SHARED,
     "capture.testruns": frozenset({"capture.errors", "capture.model", "capture.globs"})
     | {"capture.edits"},
+    "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
-    | {"capture.testruns"},
+    | {"capture.testruns", "capture.tiers"},
     "capture.report": SHARED | {"capture.edits", "capture.store"},
 }
 

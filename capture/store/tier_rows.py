@@ -1,0 +1,92 @@
+"""The tier history: every decision kept, the newest one per subject being its current tier.
+
+A decision is written only when it differs from the subject's current one, so recomputing tiers
+that did not change adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from capture.tiers.model import SUBJECTS, Tier, TierDecision
+
+__all__ = ["TierChange", "current_tiers", "record_tier", "tier_history"]
+
+
+@dataclass(frozen=True, slots=True)
+class TierChange:
+    """One entry of a subject's tier history."""
+
+    decision: TierDecision
+    decided_at: float
+
+
+def _decision(row: sqlite3.Row | tuple[str, str, int]) -> TierDecision:
+    tier, reasons, rules_version = row[0], row[1], row[2]
+    return TierDecision(Tier(tier), tuple(json.loads(reasons)), int(rules_version))
+
+
+def _check_subject(subject: str) -> None:
+    if subject not in SUBJECTS:
+        raise ValueError(f"tier subject must be one of {', '.join(SUBJECTS)}, not {subject!r}")
+
+
+def current_tiers(
+    conn: sqlite3.Connection, subject: str, ids: Iterable[str] | None = None
+) -> dict[str, TierDecision]:
+    """The current tier of each subject (of `ids`, or of every subject that has one)."""
+    _check_subject(subject)
+    sql = (
+        "SELECT subject_id, tier, reasons, rules_version FROM tier_history t "
+        "WHERE subject = ? AND id = (SELECT MAX(id) FROM tier_history u "
+        "WHERE u.subject = t.subject AND u.subject_id = t.subject_id)"
+    )
+    wanted = None if ids is None else set(ids)
+    out: dict[str, TierDecision] = {}
+    for row in conn.execute(sql, (subject,)):
+        if wanted is None or row[0] in wanted:
+            out[row[0]] = _decision(row[1:])
+    return out
+
+
+def tier_history(conn: sqlite3.Connection, subject: str, subject_id: str) -> list[TierChange]:
+    """Every decision for one subject, oldest first."""
+    _check_subject(subject)
+    rows = conn.execute(
+        "SELECT tier, reasons, rules_version, decided_at FROM tier_history "
+        "WHERE subject = ? AND subject_id = ? ORDER BY id",
+        (subject, subject_id),
+    )
+    return [TierChange(_decision(row[:3]), float(row[3])) for row in rows]
+
+
+def record_tier(
+    conn: sqlite3.Connection, subject: str, subject_id: str, decision: TierDecision, at: float
+) -> bool:
+    """Keep `decision` as the subject's current tier unless it already is; True if written.
+
+    Runs inside the caller's transaction (it does not begin one)."""
+    _check_subject(subject)
+    row = conn.execute(
+        "SELECT tier, reasons, rules_version FROM tier_history "
+        "WHERE subject = ? AND subject_id = ? ORDER BY id DESC LIMIT 1",
+        (subject, subject_id),
+    ).fetchone()
+    if row is not None and _decision(row) == decision:
+        return False
+    conn.execute(
+        "INSERT INTO tier_history (subject, subject_id, tier, reasons, rules_version, decided_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            subject,
+            subject_id,
+            decision.tier.value,
+            json.dumps(list(decision.reasons)),
+            decision.rules_version,
+            at,
+        ),
+    )
+    return True
