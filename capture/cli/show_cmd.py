@@ -69,6 +69,56 @@ def _render(episode: dict, entries: list[Entry]) -> None:
             console.print(Text("           " + d, style=_DIFF.get(d[:1], "")), overflow="fold")
     for summary_line in _tests_summary(episode.get("tests")):
         console.print(summary_line, highlight=False)
+    for tier_line in _tiers_summary(episode):
+        console.print(tier_line, highlight=False)
+
+
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{share:.0%}"
+
+
+def _late_lines(late: dict | None) -> list[str]:
+    """A proposal's late signals in a few lines."""
+    if late is None:
+        return ["    late signals: not measured yet (capture observe --late)"]
+    if late["commit"] is None:
+        gone = ", the file was deleted" if late["file_gone"] else ""
+        return [f"    not committed (of {late['lines']} line(s) looked for){gone}"]
+    lines = [
+        f"    committed {late['committed_lines']}/{late['lines']} line(s) in "
+        f"{late['commit'][:10]} ({late['committed_at'][:10]}); churn 14d "
+        f"{_pct(late['churn_14d'])}, 30d {_pct(late['churn_30d'])}, "
+        f"watched {late['days_observed']:.1f} day(s)"
+    ]
+    if late["reverted_by"]:
+        lines.append(
+            f"    reverted by {late['reverted_by'][:10]} ({late['revert_kind']}) on "
+            f"{(late['reverted_at'] or '')[:10]}"
+        )
+    if late["fixed_by"]:
+        lines.append(f"    fixed by {late['fixed_by'][:10]} on {(late['fixed_at'] or '')[:10]}")
+    syntax = late["syntax_errors_added"]
+    lines.append(
+        f"    at commit: {'no grammar for' if syntax is None else syntax} syntax error(s) added, "
+        f"{late['markers_added']} TODO/FIXME/HACK marker(s) added"
+    )
+    return lines
+
+
+def _tiers_summary(episode: dict) -> list[str]:
+    """The episode's tier and each proposal's, with their reasons and late signals."""
+    lines = [""]
+    tier = episode.get("tier")
+    lines.append(
+        "tier " + (f"{tier['tier']}: {'; '.join(tier['reasons'])}" if tier else "not decided yet")
+    )
+    for p in episode["proposals"]:
+        ptier = p.get("tier")
+        verdict = f"tier {ptier['tier']}: {'; '.join(ptier['reasons'])}" if ptier else "no tier yet"
+        lines.append(f"  {p['file']} ({p['id'][:12]}): {verdict}")
+        if p["state"] == "applied":
+            lines += _late_lines(p.get("late_signals"))
+    return lines
 
 
 def _tests_summary(tests: dict | None) -> list[str]:

@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 
 from capture.store.database import Store
+from capture.store.late_signal_rows import late_signals
+from capture.store.tier_rows import TierChange, tier_histories
 from capture.testruns.linking import FailingTest, LinkedRun, run_status, summarize_tests
 
 __all__ = ["EPISODE_SCHEMA", "iso", "load_episodes"]
@@ -227,10 +229,36 @@ def load_episodes(
             chunk,
         ):
             failing[run_id].append(FailingTest(test_id, file, classname))
-    return [
-        _episode(e, proposals.get(e[0], []), edited.get(e[0], set()), runs.get(e[0], []), failing)
-        for e in episodes
+    late = late_signals(store.conn, list(parts))
+    proposal_tiers = tier_histories(store.conn, "proposal", list(parts))
+    for episode_proposals in proposals.values():
+        for p in episode_proposals:
+            signals = late.get(p["id"])
+            p["late_signals"] = None if signals is None else signals.as_json(iso)
+            p.update(_tier_fields(proposal_tiers.get(p["id"], [])))
+    episode_tiers = tier_histories(store.conn, "episode", episode_ids)
+    out = []
+    for e in episodes:
+        episode = _episode(
+            e, proposals.get(e[0], []), edited.get(e[0], set()), runs.get(e[0], []), failing
+        )
+        episode.update(_tier_fields(episode_tiers.get(e[0], [])))
+        out.append(episode)
+    return out
+
+
+def _tier_fields(history: list[TierChange]) -> dict[str, Any]:
+    """`tier` (the current decision, or None) and `tier_history` (every decision, oldest first)."""
+    changes = [
+        {
+            "tier": c.decision.tier.value,
+            "reasons": list(c.decision.reasons),
+            "rules_version": c.decision.rules_version,
+            "decided_at": iso(c.decided_at),
+        }
+        for c in history
     ]
+    return {"tier": changes[-1] if changes else None, "tier_history": changes}
 
 
 # The columns each query reads, in the order the loops below unpack them.

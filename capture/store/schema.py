@@ -337,6 +337,33 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             "CREATE INDEX tier_history_subject ON tier_history(subject, subject_id, id)",
         ],
     ),
+    (
+        # What became of each proposal's lines after its windows, read from git (see
+        # capture.tiers.late_signals): one row per proposal, replaced by each late pass.
+        "m011_late_signals",
+        [
+            """CREATE TABLE late_signals (
+                proposal_id TEXT PRIMARY KEY REFERENCES proposals(id),
+                measured_at REAL NOT NULL,
+                lines INTEGER NOT NULL,
+                committed INTEGER NOT NULL DEFAULT 0,
+                commit_sha TEXT,
+                committed_at REAL,
+                path_at_commit TEXT,
+                churn_14d REAL,
+                churn_30d REAL,
+                days_observed REAL,
+                reverted_by TEXT,
+                reverted_at REAL,
+                revert_kind TEXT,
+                fixed_by TEXT,
+                fixed_at REAL,
+                syntax_errors_added INTEGER,
+                markers_added INTEGER NOT NULL DEFAULT 0,
+                file_gone INTEGER NOT NULL DEFAULT 0
+            )""",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

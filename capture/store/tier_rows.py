@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from capture.tiers.model import SUBJECTS, Tier, TierDecision
 
-__all__ = ["TierChange", "current_tiers", "record_tier", "tier_history"]
+__all__ = ["TierChange", "current_tiers", "record_tier", "tier_histories", "tier_history"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,25 @@ def tier_history(conn: sqlite3.Connection, subject: str, subject_id: str) -> lis
         (subject, subject_id),
     )
     return [TierChange(_decision(row[:3]), float(row[3])) for row in rows]
+
+
+def tier_histories(
+    conn: sqlite3.Connection, subject: str, subject_ids: Iterable[str]
+) -> dict[str, list[TierChange]]:
+    """Every decision for each of these subjects, oldest first (subjects with none left out)."""
+    _check_subject(subject)
+    ids = list(subject_ids)
+    out: dict[str, list[TierChange]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        rows = conn.execute(
+            "SELECT subject_id, tier, reasons, rules_version, decided_at FROM tier_history "
+            f"WHERE subject = ? AND subject_id IN ({','.join('?' * len(chunk))}) ORDER BY id",
+            (subject, *chunk),
+        )
+        for row in rows:
+            out.setdefault(row[0], []).append(TierChange(_decision(row[1:4]), float(row[4])))
+    return out
 
 
 def record_tier(

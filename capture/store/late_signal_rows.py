@@ -1,0 +1,68 @@
+"""The late signals of each proposal (`late_signals`, one row per proposal, the newest pass's)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from capture.tiers.late_signals import LateSignals
+
+__all__ = ["late_signals", "write_late_signals"]
+
+# (column, LateSignals field) in table order
+_COLUMNS = (
+    ("measured_at", "measured_at"),
+    ("lines", "lines"),
+    ("committed", "committed"),
+    ("commit_sha", "commit"),
+    ("committed_at", "committed_at"),
+    ("path_at_commit", "path_at_commit"),
+    ("churn_14d", "churn_14d"),
+    ("churn_30d", "churn_30d"),
+    ("days_observed", "days_observed"),
+    ("reverted_by", "reverted_by"),
+    ("reverted_at", "reverted_at"),
+    ("revert_kind", "revert_kind"),
+    ("fixed_by", "fixed_by"),
+    ("fixed_at", "fixed_at"),
+    ("syntax_errors_added", "syntax_errors_added"),
+    ("markers_added", "markers_added"),
+    ("file_gone", "file_gone"),
+)
+_NAMES = ", ".join(c for c, _ in _COLUMNS)
+
+
+def write_late_signals(conn: sqlite3.Connection, rows: Iterable[tuple[str, LateSignals]]) -> None:
+    """Keep each proposal's newest late signals (inside the caller's transaction)."""
+    marks = ", ".join("?" * (len(_COLUMNS) + 1))
+    conn.executemany(
+        f"INSERT OR REPLACE INTO late_signals (proposal_id, {_NAMES}) VALUES ({marks})",
+        [(pid, *(int(v) if isinstance(v, bool) else v for v in _values(s))) for pid, s in rows],
+    )
+
+
+def _values(s: LateSignals) -> list[object]:
+    return [getattr(s, field) for _, field in _COLUMNS]
+
+
+def late_signals(
+    conn: sqlite3.Connection, proposal_ids: Sequence[str] | None = None
+) -> dict[str, LateSignals]:
+    """The stored late signals of these proposals (of every proposal that has them)."""
+    sql = f"SELECT proposal_id, {_NAMES} FROM late_signals"
+    out: dict[str, LateSignals] = {}
+    chunks: list[Sequence[str] | None] = [None]
+    if proposal_ids is not None:
+        ids = list(proposal_ids)
+        chunks = [ids[i : i + 500] for i in range(0, len(ids), 500)]
+    for chunk in chunks:
+        params: Sequence[str] = ()
+        query = sql
+        if chunk is not None:
+            query += f" WHERE proposal_id IN ({','.join('?' * len(chunk))})"
+            params = chunk
+        for row in conn.execute(query, params):
+            values = dict(zip((f for _, f in _COLUMNS), tuple(row)[1:], strict=True))
+            values["file_gone"] = bool(values["file_gone"])
+            out[row[0]] = LateSignals(**values)
+    return out

@@ -1,0 +1,131 @@
+"""Late signals and tiers through real git and the real `capture` command.
+
+The clock is simulated with commit dates (GIT_AUTHOR_DATE / GIT_COMMITTER_DATE) and CAPTURE_NOW
+for the late pass: an edit is kept and committed, reverted a week later, and measured 15 days on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from tests.conftest import RunCapture, episodes_json
+from tests.e2e.test_cli_outcomes import AGENT_BODY, ORIGINAL, propose, settle
+
+DAY = 86400
+
+
+def git(ws: Path, *args: str, at: float | None = None) -> str:
+    env = dict(os.environ)
+    env.update(
+        GIT_AUTHOR_NAME="dev",
+        GIT_AUTHOR_EMAIL="dev@example.com",
+        GIT_COMMITTER_NAME="dev",
+        GIT_COMMITTER_EMAIL="dev@example.com",
+    )
+    if at is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{int(at)} +0000"
+    done = subprocess.run(
+        ["git", "-C", str(ws), *args], capture_output=True, text=True, env=env, check=True
+    )
+    return done.stdout.strip()
+
+
+def repo(tmp_path: Path, start: float) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    git(ws, "init", "-q", "-b", "main")
+    (ws / "calc.py").write_text(ORIGINAL)
+    git(ws, "add", "calc.py")
+    git(ws, "commit", "-q", "-m", "calc: a start", at=start - DAY)
+    return ws
+
+
+def kept_edit(run_capture: RunCapture, ws: Path) -> dict:
+    (ws / "calc.py").write_text(ORIGINAL.replace("    return 0\n", AGENT_BODY))
+    propose(run_capture, ws, "calc.py")
+    settle(run_capture, ws)
+    (episode,) = episodes_json(run_capture)
+    assert episode["proposals"][0]["outcome"] == "kept"
+    return episode
+
+
+def late(run_capture: RunCapture, ws: Path, now: float) -> str:
+    result = run_capture("observe", "--late", cwd=ws, env={"CAPTURE_NOW": str(now)}, check=True)
+    return result.stdout
+
+
+def test_kept_committed_then_reverted_a_week_later_is_debt(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    start = time.time()
+    ws = repo(tmp_path, start)
+    episode = kept_edit(run_capture, ws)
+    # Settled, not committed yet: silver.
+    assert episode["tier"]["tier"] == "silver"
+    assert "not committed" in episode["tier"]["reasons"]
+
+    git(ws, "commit", "-q", "-am", "calc: total adds the items", at=start + 60)
+    carrier = git(ws, "rev-parse", "HEAD")
+    git(ws, "revert", "--no-edit", "HEAD", at=start + 7 * DAY)
+    reverter = git(ws, "rev-parse", "HEAD")
+    out = late(run_capture, ws, start + 15 * DAY)
+    assert "1 committed" in out
+
+    shown = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
+    (proposal,) = shown["proposals"]
+    signals = proposal["late_signals"]
+    assert signals["commit"] == carrier
+    assert signals["committed_lines"] == signals["lines"] == 4
+    assert signals["reverted_by"] == reverter
+    assert signals["revert_kind"] == "revert commit"
+    assert signals["churn_14d"] == 1.0
+    assert proposal["tier"]["tier"] == "debt"
+    assert proposal["tier"]["reasons"] == ["reverted"]
+    assert shown["tier"]["tier"] == "debt"
+    assert shown["tier"]["reasons"] == ["reverted"]
+    # The history keeps the earlier decision and when the new one was made (the simulated now).
+    assert [c["tier"] for c in shown["tier_history"]] == ["silver", "debt"]
+    assert shown["tier_history"][-1]["decided_at"].startswith(
+        time.strftime("%Y-%m-%d", time.gmtime(start + 15 * DAY))
+    )
+
+    text = run_capture("show", episode["id"], check=True, env={"NO_COLOR": "1"}).stdout
+    assert "tier debt: reverted" in text
+    assert f"reverted by {reverter[:10]}" in text
+
+    # A second pass with nothing new changes nothing.
+    late(run_capture, ws, start + 16 * DAY)
+    again = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
+    assert len(again["tier_history"]) == 2
+
+
+def test_kept_and_left_alone_for_two_weeks_with_a_passing_run(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    start = time.time()
+    ws = repo(tmp_path, start)
+    (ws / "calc.py").write_text(ORIGINAL.replace("    return 0\n", AGENT_BODY))
+    propose(run_capture, ws, "calc.py")
+    passing = "import sys; print('1 passed'); sys.exit(0)"
+    run_capture("run", "--", "python", "-c", passing, cwd=ws, check=True)
+    settle(run_capture, ws)
+    git(ws, "commit", "-q", "-am", "calc: total adds the items", at=start + 60)
+    # Another file changes later: the agent's lines are untouched.
+    (ws / "notes.txt").write_text("later\n")
+    git(ws, "add", "notes.txt")
+    git(ws, "commit", "-q", "-m", "notes", at=start + 3 * DAY)
+
+    late(run_capture, ws, start + 5 * DAY)
+    (episode,) = episodes_json(run_capture)
+    assert episode["tier"]["tier"] == "silver"
+    assert episode["proposals"][0]["tier"]["reasons"] == ["14-day window still open"]
+
+    late(run_capture, ws, start + 15 * DAY)
+    (episode,) = episodes_json(run_capture)
+    assert episode["proposals"][0]["late_signals"]["churn_14d"] == 0.0
+    assert episode["proposals"][0]["tier"]["tier"] == "gold"
+    assert episode["tier"]["tier"] == "gold"
