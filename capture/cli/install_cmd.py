@@ -23,7 +23,11 @@ BACKUP_SUFFIX = ".capture-backup"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("agent", choices=sorted(TARGETS), help="the agent to wire up")
+    parser.add_argument(
+        "agent",
+        choices=[*sorted(TARGETS), "git"],
+        help="the agent to wire up (git: this repository's post-commit hook, for late signals)",
+    )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
         "--project",
@@ -112,7 +116,52 @@ def _apply(path: Path, old: str | None, new: str | None, dry_run: bool) -> bool:
     return True
 
 
+def _git_hooks_dir() -> Path:
+    """This repository's hooks folder (core.hooksPath when set)."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "rev-parse", "--git-path", "hooks"], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise InputError("capture install git: not inside a git repository")
+    return Path(done.stdout.strip()).resolve()
+
+
+def _run_git(args: argparse.Namespace) -> int:
+    """The post-commit hook that runs the late pass: our block merged into the user's hook."""
+    from capture.install.git_hook import HOOK_NAME, install_hook_text, uninstall_hook_text
+
+    if args.scope == "user":
+        raise InputError("capture install git: a repository's hook only (no --user)")
+    path = _git_hooks_dir() / HOOK_NAME
+    old = _read(path)
+    argv = hook_argv("git")[:-2]  # the capture command, without "hook git"
+    new: str | None
+    if args.command == "install":
+        try:
+            new = install_hook_text(old, shlex.join(argv))
+        except ValueError as exc:
+            raise InputError(f"{path}: {exc}") from None
+    else:
+        new = None if old is None else uninstall_hook_text(old)
+    changed = _apply(path, old, new, args.dry_run)
+    if changed and not args.dry_run and new is not None:
+        path.chmod(path.stat().st_mode | 0o111)
+    if args.dry_run:
+        return 0
+    if not changed:
+        state = "already installed in" if args.command == "install" else "not installed in"
+        print(f"git: post-commit hook {state} {path}; nothing to change")
+    else:
+        verb = "installed in" if args.command == "install" else "removed from"
+        print(f"git: post-commit hook {verb} {path}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.agent == "git":
+        return _run_git(args)
     target = TARGETS[args.agent]
     installing = args.command == "install"
     path = _settings_path(target, args.scope)

@@ -129,3 +129,45 @@ def test_kept_and_left_alone_for_two_weeks_with_a_passing_run(
     assert episode["proposals"][0]["late_signals"]["churn_14d"] == 0.0
     assert episode["proposals"][0]["tier"]["tier"] == "gold"
     assert episode["tier"]["tier"] == "gold"
+
+
+def test_install_git_runs_the_late_pass_on_commit_and_keeps_the_users_hook(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    start = time.time()
+    ws = repo(tmp_path, start)
+    hook = ws / ".git" / "hooks" / "post-commit"
+    users = '#!/bin/sh\necho mine >> "$(git rev-parse --show-toplevel)/.git/users-hook-ran"\n'
+    hook.write_text(users)
+    hook.chmod(0o755)
+
+    installed = run_capture("install", "git", cwd=ws, check=True)
+    assert "post-commit hook installed" in installed.stdout
+    text = hook.read_text()
+    assert text.startswith(users) and "observe --late --quiet --repo" in text
+    again = run_capture("install", "git", cwd=ws, check=True)
+    assert "already installed" in again.stdout
+    assert hook.read_text() == text
+
+    episode = kept_edit(run_capture, ws)
+    # git runs the hook with this process's environment: its CAPTURE_HOME is the test's.
+    assert os.environ["CAPTURE_HOME"] == str(run_capture.home)  # type: ignore[attr-defined]
+    git(ws, "commit", "-q", "-am", "calc: total adds the items")
+    assert (ws / ".git" / "users-hook-ran").read_text() == "mine\n"
+    deadline = time.time() + 60
+    signals = None
+    while time.time() < deadline and signals is None:
+        time.sleep(0.5)
+        shown = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
+        signals = shown["proposals"][0]["late_signals"]
+    assert signals is not None, "the post-commit hook did not run the late pass"
+    assert signals["commit"] == git(ws, "rev-parse", "HEAD")
+
+    removed = run_capture("uninstall", "git", cwd=ws, check=True)
+    assert "removed from" in removed.stdout
+    assert hook.read_text() == users
+    # A hook that was only ours goes away whole.
+    hook.unlink()
+    run_capture("install", "git", cwd=ws, check=True)
+    run_capture("uninstall", "git", cwd=ws, check=True)
+    assert not hook.exists()
