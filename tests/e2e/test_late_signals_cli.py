@@ -171,3 +171,52 @@ def test_install_git_runs_the_late_pass_on_commit_and_keeps_the_users_hook(
     run_capture("install", "git", cwd=ws, check=True)
     run_capture("uninstall", "git", cwd=ws, check=True)
     assert not hook.exists()
+
+
+def test_a_later_fix_of_the_agents_lines_after_a_rename_is_debt(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    start = time.time()
+    ws = repo(tmp_path, start)
+    episode = kept_edit(run_capture, ws)
+    git(ws, "commit", "-q", "-am", "calc: total adds the items", at=start + 60)
+    carrier = git(ws, "rev-parse", "HEAD")
+    git(ws, "mv", "calc.py", "arith.py")
+    git(ws, "commit", "-q", "-m", "move calc to arith", at=start + DAY)
+    # A fix elsewhere in the file does not blame to the agent's commit: not a fix of its lines.
+    arith = ws / "arith.py"
+    arith.write_text(arith.read_text().replace("print(total([1, 2]))", "print(total([1, 2, 3]))"))
+    git(ws, "commit", "-q", "-am", "fix the example", at=start + 2 * DAY)
+    late(run_capture, ws, start + 2 * DAY + 60)
+    shown = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
+    assert shown["proposals"][0]["late_signals"]["fixed_by"] is None
+
+    arith.write_text(arith.read_text().replace("result += item", "result += int(item)"))
+    git(ws, "commit", "-q", "-am", "Fix total for strings", at=start + 3 * DAY)
+    fixer = git(ws, "rev-parse", "HEAD")
+    late(run_capture, ws, start + 20 * DAY)
+    shown = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
+    signals = shown["proposals"][0]["late_signals"]
+    assert (signals["commit"], signals["path_at_commit"]) == (carrier, "calc.py")
+    assert signals["fixed_by"] == fixer
+    assert signals["churn_14d"] == 0.25  # one of the four lines changed, across the rename
+    assert shown["proposals"][0]["tier"]["reasons"] == ["fixed after"]
+    assert shown["tier"]["tier"] == "debt"
+
+
+def test_a_commit_that_leaves_the_agents_syntax_broken_is_debt(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    start = time.time()
+    ws = repo(tmp_path, start)
+    broken = "    result = (0\n    # TODO: handle None\n    return result\n"
+    (ws / "calc.py").write_text(ORIGINAL.replace("    return 0\n", broken))
+    propose(run_capture, ws, "calc.py", new_text=broken)
+    settle(run_capture, ws)
+    git(ws, "commit", "-q", "-am", "calc: total", at=start + 60)
+    late(run_capture, ws, start + DAY)
+    (episode,) = episodes_json(run_capture)
+    signals = episode["proposals"][0]["late_signals"]
+    assert signals["syntax_errors_added"] >= 1
+    assert signals["markers_added"] == 1
+    assert episode["proposals"][0]["tier"]["reasons"] == ["syntax errors added at commit"]
