@@ -80,10 +80,16 @@ def run(args: argparse.Namespace) -> int:
 
         print(oneline(report))
         return 0
+    from capture.report.tier_mix import fetch_tier_counts, tier_mix
+
+    mix_rows, mix_total = tier_mix(fetch_tier_counts(conn, scope))
     if args.json:
         from capture.report.json_out import report_json
+        from capture.report.tier_mix import tier_mix_json
 
-        json.dump(report_json(report), sys.stdout, indent=2, ensure_ascii=False)
+        out = report_json(report)
+        out["tiers"] = tier_mix_json(mix_rows, mix_total)
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     if args.html:
@@ -104,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
         return 0
     from capture.report.terminal import make_console, render
+    from capture.report.tier_mix import render_tier_mix
 
-    render(report, make_console())
+    console = make_console()
+    render(report, console)
+    render_tier_mix(mix_rows, mix_total, console)
     return 0

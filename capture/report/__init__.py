@@ -6,7 +6,8 @@ Figures are pure functions (`figures`) over plain rows (`rows`); `queries` fetch
 rich.
 
 Imports the store (`capture.store`: its rollups and the episode JSON), the checkpoint windows
-(`capture.edits.windows`) and the shared modules, nothing else: it records nothing.
+(`capture.edits.windows`), the tier words (`capture.tiers`, for `tier_mix`) and the shared
+modules, nothing else: it records nothing.
 """
 
 from __future__ import annotations

@@ -97,6 +97,17 @@ def test_kept_committed_then_reverted_a_week_later_is_debt(
     assert "tier debt: reverted" in text
     assert f"reverted by {reverter[:10]}" in text
 
+    report = json.loads(run_capture("report", "--json", "--all", cwd=ws, check=True).stdout)
+    (row,) = report["tiers"]["by_agent_model"]
+    assert (row["agent"], row["model"], row["tiers"]["debt"], row["debt_rate"]) == (
+        "claude-code",
+        "test-model",
+        1,
+        1.0,
+    )
+    terminal = run_capture("report", "--all", cwd=ws, env={"COLUMNS": "160"}, check=True).stdout
+    assert "Quality tiers" in terminal and "100%" in terminal
+
     # A second pass with nothing new changes nothing.
     late(run_capture, ws, start + 16 * DAY)
     again = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)

@@ -50,7 +50,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
     | {"capture.testruns", "capture.tiers"},
-    "capture.report": SHARED | {"capture.edits", "capture.store"},
+    "capture.report": SHARED | {"capture.edits", "capture.store", "capture.tiers"},
 }
 
 #: What `capture hook` imports before it returns to the agent. Their module-level imports,
