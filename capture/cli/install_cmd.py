@@ -120,12 +120,22 @@ def _git_hooks_dir() -> Path:
     """This repository's hooks folder (core.hooksPath when set)."""
     import subprocess
 
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False
+    )
+    if top.returncode != 0 or not top.stdout.strip():
+        raise InputError("capture install git: not inside a git work tree")
+    root = Path(top.stdout.strip())
+    # From the top level: a relative core.hooksPath is relative to it.
     done = subprocess.run(
-        ["git", "rev-parse", "--git-path", "hooks"], capture_output=True, text=True, check=False
+        ["git", "-C", str(root), "rev-parse", "--git-path", "hooks"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
-        raise InputError("capture install git: not inside a git repository")
-    return Path(done.stdout.strip()).resolve()
+        raise InputError("capture install git: cannot find the repository's hooks folder")
+    return (root / done.stdout.strip()).resolve()
 
 
 def _run_git(args: argparse.Namespace) -> int:

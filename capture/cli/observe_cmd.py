@@ -72,9 +72,11 @@ def run(args: argparse.Namespace) -> int:
         checkpoints += report.checkpoints
     # The raw event log keeps what is needed to replay recent history, not everything forever.
     ctx.store.prune_events(now - ctx.config.event_retention_days * 86400)
-    from capture.recording.late_tiers import episodes_of, recompute_tiers
+    from capture.recording.late_tiers import episodes_of, recompute_tiers, untiered_episodes
 
-    touched = list(settled)
+    # observe_due keeps the tiers its settling decided; what is left: the late pass's, and
+    # settled episodes with no tier yet.
+    touched: list[str] = []
     lines = [f"{checkpoints} checkpoint(s) observed, {len(settled)} proposal(s) settled"]
     if args.late:
         from capture.recording.late_git import late_pass
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
             f"repositor{'y' if late.repositories == 1 else 'ies'}, {late.committed} committed"
         )
         lines += [f"  skipped {why}" for why in late.skipped]
-    tiers = recompute_tiers(ctx.store, episodes_of(ctx.store, touched), now=late_at)
+    episodes = dict.fromkeys([*episodes_of(ctx.store, touched), *untiered_episodes(ctx.store)])
+    tiers = recompute_tiers(ctx.store, list(episodes), now=late_at)
     if tiers.changed:
         lines.append(f"{tiers.changed} tier(s) changed")
     if not args.quiet:

@@ -16,7 +16,7 @@ from capture.store.late_signal_rows import late_signals
 from capture.store.tier_rows import record_tier
 from capture.tiers.rules import EpisodeFacts, ProposalFacts, decide_episode, decide_proposal
 
-__all__ = ["TierReport", "episodes_of", "recompute_tiers"]
+__all__ = ["TierReport", "episodes_of", "recompute_tiers", "untiered_episodes"]
 
 
 @dataclass(slots=True)
@@ -37,6 +37,16 @@ def episodes_of(store: Store, proposal_ids: Sequence[str]) -> list[str]:
         ):
             out[eid] = None
     return list(out)
+
+
+def untiered_episodes(store: Store) -> list[str]:
+    """Settled episodes that have no tier yet (rejected-only episodes settle without a
+    checkpoint; stores from before the tiers)."""
+    rows = store.conn.execute(
+        "SELECT e.id FROM episodes e WHERE e.settled_at IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM tier_history t WHERE t.subject = 'episode' AND t.subject_id = e.id)"
+    )
+    return [r[0] for r in rows]
 
 
 def _quarantined(store: Store) -> set[str]:

@@ -177,4 +177,10 @@ def observe_due(
                 )
                 total.checkpoints += report.checkpoints
                 total.settled.extend(report.settled)
+    if total.settled:
+        # Outcomes settled: the tiers they decide are kept now, whoever observed them (a hook's
+        # drain, the server, `capture observe`).
+        from capture.recording.late_tiers import episodes_of, recompute_tiers
+
+        recompute_tiers(store, episodes_of(store, total.settled), now=now)
     return total
