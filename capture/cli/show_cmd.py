@@ -116,7 +116,7 @@ def _tiers_summary(episode: dict) -> list[str]:
         ptier = p.get("tier")
         verdict = f"tier {ptier['tier']}: {'; '.join(ptier['reasons'])}" if ptier else "no tier yet"
         lines.append(f"  {p['file']} ({p['id'][:12]}): {verdict}")
-        if p["state"] == "applied":
+        if p["state"] == "applied" and p["outcome"] in ("kept", "edited"):
             lines += _late_lines(p.get("late_signals"))
     return lines
 

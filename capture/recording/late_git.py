@@ -211,9 +211,12 @@ def _measure_one(
         FileAtCommit(c.sha, c.at, where, None if deleted else blobs.text(c.sha, where), c.message)
         for c, where, deleted in file_commits(prefix + w.path, after_edit)
     ]
-    carried = find_commit(lines, history)
+    # The file as committed before the edit: lines the agent wrote that it already held (a
+    # second `return result`) are not taken for the agent's committed.
+    base = blobs.text(f"{history[0].sha}^", history[0].path) if history else None
+    carried = find_commit(lines, history, base)
     if carried is None:
-        return measure(lines=lines, old_text=old_text, history=history, now=now)
+        return measure(lines=lines, old_text=old_text, history=history, base=base, now=now)
     index = history.index(carried)
     position = next((i for i, c in enumerate(log) if c.sha == carried.sha), len(log))
     later = [(c.sha, c.at, c.message) for c in log[position + 1 :]]
@@ -236,6 +239,7 @@ def _measure_one(
         later_commits=later,
         fixes=fixes,
         syntax_errors_added=added,
+        base=base,
         now=now,
     )
 

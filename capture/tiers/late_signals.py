@@ -4,8 +4,9 @@ The shell (`capture.recording.late_git`) reads the repository: the commits that 
 edited file after the edit (renames followed), each one's text of the file, the lines a fix
 deleted and whom they blame to. These functions decide what that means:
 
-- survival to commit: the first commit after the edit whose file holds any of the agent's
-  added lines; `committed` counts how many of them it holds;
+- survival to commit: the first commit after the edit that brought any of the agent's added
+  lines into the file (holds more copies of them than the file as committed before the edit);
+  `committed` counts how many it brought;
 - churn within 14 and 30 days: the share of the committed lines no longer in the file at the
   last commit within that many days of the commit (deleted or changed; a deleted file churns
   every line);
@@ -41,7 +42,7 @@ __all__ = [
     "churn_share",
     "file_commits",
     "find_commit",
-    "held",
+    "gained",
     "is_fix_message",
     "lines_back",
     "markers_added",
@@ -178,23 +179,28 @@ def present(lines: Sequence[str], text: str | None) -> int:
     return sum(min(n, have[line]) for line, n in want.items())
 
 
-def find_commit(lines: Sequence[str], history: Sequence[FileAtCommit]) -> FileAtCommit | None:
-    """The first commit of `history` (oldest first) whose file holds any of the agent's lines."""
-    for state in history:
-        if present(lines, state.text) > 0:
-            return state
-    return None
-
-
-def held(lines: Sequence[str], text: str | None) -> list[str]:
-    """The lines of the multiset `lines` that `text` holds."""
+def gained(lines: Sequence[str], text: str | None, base: str | None) -> list[str]:
+    """The lines of the multiset `lines` that `text` holds more copies of than `base` did: what
+    a commit brought of the agent's lines, not the same lines found elsewhere in the file."""
     have = Counter(_lines(text or ""))
+    had = Counter(_lines(base or ""))
     out: list[str] = []
     for line in lines:
-        if have[line] > 0:
+        if have[line] > had[line]:
             have[line] -= 1
             out.append(line)
     return out
+
+
+def find_commit(
+    lines: Sequence[str], history: Sequence[FileAtCommit], base: str | None = None
+) -> FileAtCommit | None:
+    """The first commit of `history` (oldest first) that brought any of the agent's lines into
+    the file (holds more copies of them than `base`, the file before those commits)."""
+    for state in history:
+        if gained(lines, state.text, base):
+            return state
+    return None
 
 
 def window_end(history: Sequence[FileAtCommit], until: float) -> FileAtCommit | None:
@@ -262,6 +268,7 @@ def measure(
     later_commits: Sequence[tuple[str, float, str]] = (),
     fixes: Sequence[tuple[str, float]] = (),
     syntax_errors_added: int | None = None,
+    base: str | None = None,
     now: float,
 ) -> LateSignals:
     """The late signals of one proposal.
@@ -269,13 +276,14 @@ def measure(
     `history`: the edited file at each commit that touched it after the edit, oldest first
     (renames followed); `later_commits`: (sha, time, message) of the repository's commits after
     the one that carried the lines; `fixes`: (sha, time) of fix commits whose deleted lines blame
-    back to that commit; `syntax_errors_added`: what the carrying commit added (None: unknown).
+    back to that commit; `syntax_errors_added`: what the carrying commit added (None: unknown);
+    `base`: the file as committed before the edit (None: it was not in the repository).
     """
-    carried = find_commit(lines, history)
+    carried = find_commit(lines, history, base)
     if carried is None:
         gone = bool(history) and history[-1].text is None
         return LateSignals(measured_at=now, lines=len(lines), file_gone=gone)
-    committed = held(lines, carried.text)
+    committed = gained(lines, carried.text, base)
     after = history[history.index(carried) + 1 :]
     churn: dict[int, float] = {}
     for days in CHURN_DAYS:

@@ -231,3 +231,27 @@ def test_a_commit_that_leaves_the_agents_syntax_broken_is_debt(
     assert signals["syntax_errors_added"] >= 1
     assert signals["markers_added"] == 1
     assert episode["proposals"][0]["tier"]["reasons"] == ["syntax errors added at commit"]
+
+
+def test_bad_input_is_one_line_and_a_workspace_without_git_is_skipped(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    bad = run_capture("observe", "--late", cwd=plain, env={"CAPTURE_NOW": "next tuesday"})
+    assert bad.returncode != 0
+    assert bad.stderr.strip().count("\n") == 0 and "CAPTURE_NOW" in bad.stderr
+    outside = run_capture("install", "git", cwd=plain)
+    assert outside.returncode != 0 and "not inside a git work tree" in outside.stderr
+    alone = run_capture("observe", "--repo", str(plain), cwd=plain)
+    assert alone.returncode != 0 and "--repo goes with --late" in alone.stderr
+
+    # A kept edit in a folder that is not a git work tree: skipped, said so, nothing lost.
+    (plain / "calc.py").write_text(ORIGINAL.replace("    return 0\n", AGENT_BODY))
+    propose(run_capture, plain, "calc.py")
+    settle(run_capture, plain)
+    out = late(run_capture, plain, time.time())
+    assert "not a git work tree" in out
+    (episode,) = episodes_json(run_capture)
+    assert episode["proposals"][0]["outcome"] == "kept"
+    assert episode["proposals"][0]["late_signals"] is None

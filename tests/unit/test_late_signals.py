@@ -39,6 +39,23 @@ def test_added_lines_are_the_new_lines_not_in_the_old_stripped_as_a_multiset() -
     assert added_lines([("a\nb\n", "  a\nb\nb\n\n")]) == ["b"]
 
 
+def test_lines_the_file_already_held_are_not_taken_for_the_agents_commit() -> None:
+    base = "def total(items):\n    result = 0\n    return result\n"
+    lines = added_lines([("    return 0\n", "    result = 0\n    return result\n")])
+    # A commit touching the file without the agent's edit: its copies are the base's.
+    other = measure(
+        lines=lines,
+        old_text="    return 0\n",
+        history=[at("a", 1, base + "# x\n")],
+        base=base,
+        now=2 * DAY,
+    )
+    assert other.commit is None
+    both = base + "    result = 0\n    return result\n"
+    s = measure(lines=lines, old_text="", history=[at("b", 1, both)], base=base, now=2 * DAY)
+    assert (s.commit, s.committed) == ("b" * 40, 2)
+
+
 def test_not_committed_and_file_deleted_before_any_commit() -> None:
     s = measure(lines=LINES, old_text="    return 0\n", history=[at("a", 1, OLD)], now=2 * DAY)
     assert s.commit is None and s.committed == 0 and not s.file_gone
