@@ -104,7 +104,12 @@ def run(args: argparse.Namespace) -> int:
         agents = report if by == "agent" else make_report(conn, scope, "agent", workspace=workspace)
         path = Path(args.html)
         try:
-            path.write_text(render_page(report, timeline, agents, now=now), encoding="utf-8")
+            from capture.report.tier_mix import tier_mix_html
+
+            page = render_page(
+                report, timeline, agents, now=now, tiers=tier_mix_html(mix_rows, mix_total)
+            )
+            path.write_text(page, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
         print(f"wrote {path}")

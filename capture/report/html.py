@@ -153,9 +153,12 @@ def _cards(report: Report) -> str:
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
-def render_page(report: Report, timeline: Report, agents: Report, *, now: float) -> str:
+def render_page(
+    report: Report, timeline: Report, agents: Report, *, now: float, tiers: str = ""
+) -> str:
     """The page: summary cards, the outcome mix over time (`timeline`, by day or week), the
-    retention curve per agent (`agents`), then the report's tables."""
+    retention curve per agent (`agents`), then the report's tables (`tiers`: the tier mix's
+    section, already HTML)."""
     where = report.workspace or "all workspaces"
     by = report.by or ""
     by_key = {p.current.key: p.current for p in timeline.groups}
@@ -291,7 +294,7 @@ the period of the same length before ({escape(_when(report.previous_since))} →
 <section><h2>Characters added, and the share still there at each check</h2>{kept}</section>
 <section><h2>Test runs after agent edits</h2>{tests}</section>
 <section><h2>Most-undone files</h2>{undone}</section>
-<section><h2>Change against the previous period</h2>{change}</section>
+{tiers}<section><h2>Change against the previous period</h2>{change}</section>
 <footer>agent-capture {escape(__version__)} · generated {escape(_when(now))} · this page
 loads nothing from the network.</footer>
 </body></html>

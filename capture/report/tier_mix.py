@@ -20,6 +20,7 @@ __all__ = [
     "TierMixRow",
     "fetch_tier_counts",
     "render_tier_mix",
+    "tier_mix_html",
     "tier_mix",
     "tier_mix_json",
 ]
@@ -114,3 +115,25 @@ def render_tier_mix(rows: list[TierMixRow], total: TierMixRow, console: Any) -> 
         )
     console.print()
     console.print(table)
+
+
+def tier_mix_html(rows: list[TierMixRow], total: TierMixRow) -> str:
+    """The tier mix as a section of the HTML page (empty when no proposal has a tier)."""
+    if total.total == 0:
+        return ""
+    from html import escape
+
+    head = "".join(f"<th>{escape(h)}</th>" for h in ["agent / model", *Tier, "debt rate"])
+    body = []
+    for row in [*rows, total]:
+        rate = row.debt_rate
+        name = "all" if row is total else f"{row.agent} / {row.model}"
+        cells = [name, *(str(row.counts.get(t.value, 0)) for t in Tier)]
+        cells.append("-" if rate is None else f"{rate:.0%}")
+        css = " class=total" if row is total else ""
+        body.append(f"<tr{css}>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
+    return (
+        "<section><h2>Quality tiers (proposals) and debt rate</h2>"
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div></section>\n"
+    )

@@ -107,6 +107,9 @@ def test_kept_committed_then_reverted_a_week_later_is_debt(
     )
     terminal = run_capture("report", "--all", cwd=ws, env={"COLUMNS": "160"}, check=True).stdout
     assert "Quality tiers" in terminal and "100%" in terminal
+    page = tmp_path / "report.html"
+    run_capture("report", "--all", "--html", str(page), cwd=ws, check=True)
+    assert "Quality tiers (proposals) and debt rate" in page.read_text()
 
     # A second pass with nothing new changes nothing.
     late(run_capture, ws, start + 16 * DAY)
