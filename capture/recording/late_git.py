@@ -240,6 +240,7 @@ def _measure_one(
         fixes=fixes,
         syntax_errors_added=added,
         base=base,
+        path=prefix + w.path,
         now=now,
     )
 

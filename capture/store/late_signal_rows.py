@@ -28,6 +28,7 @@ _COLUMNS = (
     ("syntax_errors_added", "syntax_errors_added"),
     ("markers_added", "markers_added"),
     ("file_gone", "file_gone"),
+    ("renamed", "renamed"),
 )
 _NAMES = ", ".join(c for c, _ in _COLUMNS)
 
@@ -64,5 +65,6 @@ def late_signals(
         for row in conn.execute(query, params):
             values = dict(zip((f for _, f in _COLUMNS), tuple(row)[1:], strict=True))
             values["file_gone"] = bool(values["file_gone"])
+            values["renamed"] = bool(values["renamed"])
             out[row[0]] = LateSignals(**values)
     return out

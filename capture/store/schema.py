@@ -360,7 +360,8 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
                 fixed_at REAL,
                 syntax_errors_added INTEGER,
                 markers_added INTEGER NOT NULL DEFAULT 0,
-                file_gone INTEGER NOT NULL DEFAULT 0
+                file_gone INTEGER NOT NULL DEFAULT 0,
+                renamed INTEGER NOT NULL DEFAULT 0
             )""",
         ],
     ),

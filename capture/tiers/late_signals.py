@@ -128,8 +128,12 @@ class LateSignals:
     syntax_errors_added: int | None = None  # None: no grammar for the file's language
     markers_added: int = 0
     file_gone: bool = False  # the file was deleted before any commit carried the lines
+    renamed: bool = False  # the carrying commit has the file under another path than the edit
 
     def as_json(self, iso: object) -> dict[str, object]:
+        """The episode JSON's `late_signals`. The path at the commit is not in it (an upload at
+        the redacted level would carry it as text, its folders unhashed): `renamed` says whether
+        the file had another path there."""
         to_iso = iso if callable(iso) else (lambda t: t)
         return {
             "measured_at": to_iso(self.measured_at),
@@ -137,7 +141,7 @@ class LateSignals:
             "committed_lines": self.committed,
             "commit": self.commit,
             "committed_at": to_iso(self.committed_at),
-            "path_at_commit": self.path_at_commit,
+            "renamed": self.renamed,
             "churn_14d": self.churn_14d,
             "churn_30d": self.churn_30d,
             "days_observed": self.days_observed,
@@ -269,6 +273,7 @@ def measure(
     fixes: Sequence[tuple[str, float]] = (),
     syntax_errors_added: int | None = None,
     base: str | None = None,
+    path: str | None = None,
     now: float,
 ) -> LateSignals:
     """The late signals of one proposal.
@@ -277,7 +282,8 @@ def measure(
     (renames followed); `later_commits`: (sha, time, message) of the repository's commits after
     the one that carried the lines; `fixes`: (sha, time) of fix commits whose deleted lines blame
     back to that commit; `syntax_errors_added`: what the carrying commit added (None: unknown);
-    `base`: the file as committed before the edit (None: it was not in the repository).
+    `base`: the file as committed before the edit (None: it was not in the repository);
+    `path`: the file's path at the edit, in the repository.
     """
     carried = find_commit(lines, history, base)
     if carried is None:
@@ -320,4 +326,5 @@ def measure(
         fixed_at=first_fix[1] if first_fix else None,
         syntax_errors_added=syntax_errors_added,
         markers_added=markers_added(committed, old_text),
+        renamed=path is not None and carried.path != path,
     )

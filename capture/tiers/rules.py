@@ -126,7 +126,7 @@ PROPOSAL_RULES: tuple[Rule, ...] = (
     Rule(Tier.UNDONE, "undone", lambda f: f.outcome == "undone"),
     Rule(
         Tier.NOISE,
-        "file renamed or deleted before commit",
+        "file deleted before commit",
         lambda f: _kept_or_edited(f) and _late(f).file_gone,
     ),
     Rule(Tier.DEBT, "reverted", _reverted),

@@ -195,6 +195,9 @@ def test_a_later_fix_of_the_agents_lines_after_a_rename_is_debt(
     episode = kept_edit(run_capture, ws)
     git(ws, "commit", "-q", "-am", "calc: total adds the items", at=start + 60)
     carrier = git(ws, "rev-parse", "HEAD")
+    late(run_capture, ws, start + 120)
+    shown = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
+    assert shown["proposals"][0]["late_signals"]["renamed"] is False
     git(ws, "mv", "calc.py", "arith.py")
     git(ws, "commit", "-q", "-m", "move calc to arith", at=start + DAY)
     # A fix elsewhere in the file does not blame to the agent's commit: not a fix of its lines.
@@ -211,7 +214,7 @@ def test_a_later_fix_of_the_agents_lines_after_a_rename_is_debt(
     late(run_capture, ws, start + 20 * DAY)
     shown = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
     signals = shown["proposals"][0]["late_signals"]
-    assert (signals["commit"], signals["path_at_commit"]) == (carrier, "calc.py")
+    assert signals["commit"] == carrier
     assert signals["fixed_by"] == fixer
     assert signals["churn_14d"] == 0.25  # one of the four lines changed, across the rename
     assert shown["proposals"][0]["tier"]["reasons"] == ["fixed after"]

@@ -71,8 +71,12 @@ def test_survival_to_commit_and_churn_in_each_window() -> None:
         at("c", 10, partly),  # one line of four changed on day 10
         at("d", 25, OLD),  # all gone by day 25
     ]
-    s = measure(lines=LINES, old_text="    return 0\n", history=history, now=40 * DAY)
-    assert (s.commit, s.committed, s.lines) == ("b" * 40, 4, 4)
+    s = measure(
+        lines=LINES, old_text="    return 0\n", history=history, path="calc.py", now=40 * DAY
+    )
+    assert (s.commit, s.committed, s.lines, s.renamed) == ("b" * 40, 4, 4, False)
+    moved = measure(lines=LINES, old_text="", history=history, path="old/calc.py", now=40 * DAY)
+    assert moved.renamed
     assert s.churn_14d == 0.25
     assert s.churn_30d == 1.0
     assert s.days_observed == 38.0

@@ -127,7 +127,7 @@ def test_noise_generated_files_formatter_only_and_files_gone_before_commit() -> 
     gone = LateSignals(measured_at=DAY, lines=1, file_gone=True)
     assert tier(replace(GOLDEN, late=gone)) == (
         Tier.NOISE,
-        ("file renamed or deleted before commit",),
+        ("file deleted before commit",),
     )
 
 
