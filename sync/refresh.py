@@ -2,7 +2,10 @@
 
 A cheap fingerprint per episode (when it settled, how many checkpoints were observed and when
 last, how many proposals and test runs, plus the workspace's level and globs) says whether it may
-have changed since it was last projected; only those are loaded and anonymized again. A new
+have changed since it was last projected; only those are loaded and anonymized again. It also
+covers what the outcome rules write after an episode settled without changing those counts: the
+proposals' and checkpoints' reasons, rules versions and lateness, and a test run that a second
+source saw (`seen_by`, `shell_exit_code`, its counts merged in). A new
 revision is queued only when the projection's content hash differs from the newest revision's,
 so a late check that changes nothing visible at the chosen level sends nothing.
 """
@@ -31,12 +34,19 @@ SELECT e.id, w.root,
   coalesce(e.settled_at, '') || '|' || coalesce(e.ended_at, '') || '|' || coalesce(e.model, '')
   || '|' || length(coalesce(e.prompt, ''))
   || '|' || (SELECT count(*) || ':' || coalesce(max(p.settled_at), '') || ':'
-             || coalesce(sum(length(p.outcome)), '')
+             || coalesce(sum(length(p.outcome)), '') || ':' || coalesce(sum(length(p.reason)), '')
+             || ':' || coalesce(sum(p.rules_version), '')
              FROM proposals p WHERE p.episode_id = e.id)
-  || '|' || (SELECT count(*) || ':' || coalesce(max(c.observed_at), '')
+  || '|' || (SELECT count(*) || ':' || coalesce(max(c.observed_at), '') || ':'
+             || coalesce(sum(length(c.reason)), '') || ':' || coalesce(sum(c.late_seconds), '')
              FROM proposals p JOIN checkpoints c ON c.proposal_id = p.id
              WHERE p.episode_id = e.id AND c.observed_at IS NOT NULL)
-  || '|' || (SELECT count(*) FROM episode_test_runs l WHERE l.episode_id = e.id) AS fingerprint,
+  || '|' || (SELECT count(*) || ':' || coalesce(sum(length(t.seen_by)), '') || ':'
+             || coalesce(sum(t.shell_exit_code), '') || ':' || coalesce(sum(t.exit_code), '')
+             || ':' || coalesce(sum(t.passed), '') || ':' || coalesce(sum(t.failed), '')
+             || ':' || coalesce(sum(t.errors), '') || ':' || coalesce(sum(t.skipped), '')
+             FROM episode_test_runs l JOIN test_runs t ON t.id = l.test_run_id
+             WHERE l.episode_id = e.id) AS fingerprint,
   s.fingerprint AS seen
 FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
 LEFT JOIN sync_episodes s ON s.episode_id = e.id
