@@ -219,9 +219,17 @@ def enable(
         chosen = parse_level(level) if level else None
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    existing = current.opt_in_for(root) if root != ALL else None
-    if existing is not None and existing.root != root:
-        existing = None
+    # What this root's own row holds is kept when not given again: `enable --all` run a second
+    # time must not raise a metrics level back to the default, nor a workspace enabled again
+    # after `disable --workspace` lose its --exclude globs.
+    row = conn.execute(
+        "SELECT level, include, exclude FROM sync_workspaces WHERE root = ?", (root,)
+    ).fetchone()
+    existing = (
+        OptIn(root, Level(row[0]), tuple(json.loads(row[1])), tuple(json.loads(row[2])))
+        if row is not None
+        else None
+    )
     new_level = chosen or (existing.level if existing else Level.REDACTED)
     new_include = (
         _globs(include) if include is not None else list(existing.include if existing else [])

@@ -192,10 +192,15 @@ def test_settings_enable_disable(store: Store, tmp_path: Path) -> None:
     s = load_settings(conn)
     assert s.opt_in_for("/w") is None and s.opted_out == ("/w",)
     assert s.opt_in_for("/other").root == ALL  # type: ignore[union-attr]
+    enable(conn, now=4.4, root=ALL, level="metrics")
     s = enable(conn, now=4.5, root=ALL)
     assert s.opt_in_for("/w") is None  # --all again does not bring back what was taken out
+    assert s.opt_in_for("/other").level.value == "metrics"  # type: ignore[union-attr]
     s = enable(conn, now=4.6, root="/w")
     assert s.opt_in_for("/w").root == "/w" and s.opted_out == ()  # type: ignore[union-attr]
+    # ...with the level and globs it had before it was taken out.
+    assert s.opt_in_for("/w").level.value == "full"  # type: ignore[union-attr]
+    assert s.opt_in_for("/w").exclude == ("secret/**",)  # type: ignore[union-attr]
     # --all (or no name) turns sync off and removes every opt-in, single ones included.
     done = disable(conn, now=6.0, root=ALL)
     assert done.was_in and set(done.removed) == {ALL, "/w"}
