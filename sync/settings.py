@@ -237,6 +237,12 @@ def enable(
     new_exclude = (
         _globs(exclude) if exclude is not None else list(existing.exclude if existing else [])
     )
+    before = current.opt_in_for(root) if root != ALL else existing
+    after = OptIn(root, new_level, tuple(new_include), tuple(new_exclude))
+    if before is not None and before.key != after.key:
+        # A lower level or a new glob holds from now on: what was queued under the old one is
+        # dropped (and projected afresh by the next refresh), never sent.
+        _drop_queued(conn, *_scope(root))
     conn.execute(
         "UPDATE sync_settings SET enabled = 1, url = ?, token = ?, updated_at = ? WHERE id = 1",
         (url, token, now),
@@ -276,8 +282,7 @@ def disable(conn: sqlite3.Connection, *, now: float, root: str | None = None) ->
         removed = tuple(o.root for o in current.opt_ins)
         conn.execute("UPDATE sync_settings SET enabled = 0, updated_at = ? WHERE id = 1", (now,))
         conn.execute("DELETE FROM sync_workspaces WHERE opted_out_at IS NULL")
-        scope = "SELECT episode_id FROM sync_outbox WHERE state = 'queued'"
-        params: tuple[Any, ...] = ()
+        scope, params = "SELECT episode_id FROM sync_outbox WHERE state = 'queued'", ()
         was_in = current.enabled and bool(removed)
     else:
         covering = current.opt_in_for(root)
@@ -290,17 +295,37 @@ def disable(conn: sqlite3.Connection, *, now: float, root: str | None = None) ->
             (root, level, now, now),
         )
         removed = (root,) if covering is not None and covering.root == root else ()
-        scope = """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-                   WHERE w.root = ?"""
-        params = (root,)
+        scope, params = _scope(root)
+    dropped = _drop_queued(conn, scope, params)
+    return Disabled(dropped, was_in, removed)
+
+
+def _scope(root: str) -> tuple[str, tuple[Any, ...]]:
+    """SQL for the ids of the episodes an opt-in of `root` covers, and its parameters: a
+    workspace's own, or for ALL those of every workspace without a row of its own."""
+    if root == ALL:
+        return (
+            """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+               WHERE w.root NOT IN (SELECT root FROM sync_workspaces WHERE root != '*')""",
+            (),
+        )
+    return (
+        """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+           WHERE w.root = ?""",
+        (root,),
+    )
+
+
+def _drop_queued(conn: sqlite3.Connection, scope: str, params: tuple[Any, ...]) -> int:
+    """Drop the queued outbox rows of the episodes in `scope`, and what was last projected of
+    them (so that they are projected afresh if they are covered again)."""
     conn.execute(f"DELETE FROM sync_episodes WHERE episode_id IN ({scope})", params)
-    dropped = int(
+    return int(
         conn.execute(
             f"DELETE FROM sync_outbox WHERE state = 'queued' AND episode_id IN ({scope})", params
         ).rowcount
         or 0
     )
-    return Disabled(dropped, was_in, removed)
 
 
 def record_run(conn: sqlite3.Connection, *, at: float, error: str | None, success: bool) -> None:

@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from capture.config import load_config
 from capture.store.database import Store
 from sync.outbox import Outbox
-from sync.settings import disable, enable
+from sync.service import fill_outbox
+from sync.settings import disable, enable, load_settings
 from sync.uploader import Uploader
 from tests.conftest import FORMATS
 from tests.e2e.sync_e2e import Home
@@ -165,29 +167,75 @@ def test_disable_without_a_name_is_disable_all(tmp_path: Path, collector: RealCo
     assert stored_ids(collector) == home.ids[home.a]
 
 
-def test_the_uploader_sends_nothing_of_a_workspace_taken_out_after_it_was_queued(
-    tmp_path: Path, capture_home: Path
+def test_a_lower_level_holds_at_once_for_what_was_queued(
+    tmp_path: Path, collector: RealCollector
 ) -> None:
-    """What another process queued with settings it read before `sync disable` (a background
-    sync filling the outbox while the user disables) is dropped before the request, not sent."""
-    from capture.config import load_config
+    home = TwoWorkspaces(tmp_path)
+    home.run("sync", "enable", "--all", "--url", collector.url, "--token", collector.token)
+    home.run("sync", "preview")  # queued at the redacted level, prompts and code included
+    assert home.status()["queued"] == 12
+    home.run("sync", "enable", "--all", "--level", "metrics")
+    assert home.status()["queued"] == 0  # what was queued under redacted never goes
+    home.run("sync", "now")
+    assert stored_ids(collector) == home.ids[home.a] | home.ids[home.w]
+    stored = collector.stored_bytes()
+    assert MARK_A.encode() not in stored and MARK_W.encode() not in stored
+    levels = {json.loads(body)["level"] for body in collector.stored_bodies().values()}
+    assert levels == {"metrics"}
 
-    config = load_config()
+
+def _two_workspaces(store: Store, tmp_path: Path) -> tuple[set[str], set[str]]:
     a, w = tmp_path / "a", tmp_path / "w"
     rng = random.Random(3)
     episodes = [make_episode(rng, i, root=str(a if i % 2 else w)) for i in range(10)]
-    w_ids = {e["id"] for e in episodes if e["workspace"] == str(w)}
-    with CollectorDouble(token="tok") as double, Store.open(config.paths.db) as store:
-        write_episodes(store, episodes, now=0.0)
-        with store.transaction():
-            enable(store.conn, now=1.0, root="*", url=double.url, token="tok")
-        from sync.service import fill_outbox
-        from sync.settings import load_settings
+    write_episodes(store, episodes, now=0.0)
+    return (
+        {e["id"] for e in episodes if e["workspace"] == str(a)},
+        {e["id"] for e in episodes if e["workspace"] == str(w)},
+    )
 
+
+def test_a_refresh_that_read_the_settings_before_disable_queues_nothing_of_it(
+    tmp_path: Path, capture_home: Path
+) -> None:
+    """A background sync filling the outbox while the user disables: what it projected under
+    the old settings is checked against the settings inside its write, and not queued."""
+    config = load_config()
+    with Store.open(config.paths.db) as store:
+        a_ids, w_ids = _two_workspaces(store, tmp_path)
+        with store.transaction():
+            enable(store.conn, now=1.0, root="*", url="http://127.0.0.1:9", token="tok")
         stale = load_settings(store.conn)
         with store.transaction():
-            disable(store.conn, now=2.0, root=str(w))
-        fill_outbox(store, config, stale, now=3.0)  # the stale writer: W queued again
+            disable(store.conn, now=2.0, root=str(tmp_path / "w"))
+        report = fill_outbox(store, config, stale, now=3.0)
+        assert (report.stale, report.queued) == (5, 5)
+        assert {r.episode_id for r in Outbox(store.conn).queued()} == a_ids
+        # Nothing of W was marked as projected: enabled again, it is queued in full.
+        with store.transaction():
+            enable(store.conn, now=4.0, root=str(tmp_path / "w"))
+        fill_outbox(store, config, load_settings(store.conn), now=5.0)
+        assert {r.episode_id for r in Outbox(store.conn).queued()} == a_ids | w_ids
+
+
+def test_the_uploader_sends_nothing_of_a_workspace_out_whatever_is_queued(
+    tmp_path: Path, capture_home: Path
+) -> None:
+    """Rows in the outbox of a workspace that is out now (queued by an earlier version, whose
+    `disable` kept them) are dropped before the request, never sent."""
+    config = load_config()
+    with CollectorDouble(token="tok") as double, Store.open(config.paths.db) as store:
+        _, w_ids = _two_workspaces(store, tmp_path)
+        with store.transaction():
+            enable(store.conn, now=1.0, root="*", url=double.url, token="tok")
+        fill_outbox(store, config, load_settings(store.conn), now=2.0)
+        with store.transaction():
+            # Out by name, its queued rows left behind (what `disable` itself would drop).
+            store.conn.execute(
+                """INSERT INTO sync_workspaces (root, level, enabled_at, opted_out_at)
+                   VALUES (?, 'redacted', 3.0, 3.0)""",
+                (str(tmp_path / "w"),),
+            )
         assert len(Outbox(store.conn).queued()) == 10
         uploader = Uploader(store, url=double.url, token="tok", contributor="c0",
                             opt_in_gate=True)  # fmt: skip
