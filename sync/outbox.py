@@ -188,6 +188,16 @@ def body_for(rows: Iterable[Row]) -> bytes:
 
 # -- store access --------------------------------------------------------------------------
 
+#: True for a `sync_outbox` row whose episode's workspace is opted in right now: sync on, the
+#: workspace not taken out by name, and its own opt-in or `--all` (see `sync.settings`).
+_COVERED = """EXISTS (SELECT 1 FROM sync_settings s WHERE s.id = 1 AND s.enabled = 1)
+AND EXISTS (SELECT 1 FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+  WHERE e.id = sync_outbox.episode_id AND (
+    EXISTS (SELECT 1 FROM sync_workspaces sw WHERE sw.root = w.root AND sw.opted_out_at IS NULL)
+    OR (NOT EXISTS (SELECT 1 FROM sync_workspaces sw WHERE sw.root = w.root)
+        AND EXISTS (SELECT 1 FROM sync_workspaces sw WHERE sw.root = '*'
+                    AND sw.opted_out_at IS NULL))))"""
+
 
 def _row(r: sqlite3.Row) -> Row:
     return Row(r["id"], r["episode_id"], r["revision"], r["level"], r["payload"], r["attempts"])
@@ -346,6 +356,40 @@ class Outbox:
             "UPDATE sync_outbox SET last_error = ? WHERE id = ? AND state = 'queued'",
             [(error, i) for i in row_ids],
         )
+
+    def uncovered(self, row_ids: Sequence[int]) -> set[int]:
+        """The queued rows among these whose workspace is not opted in any more (a read)."""
+        out: set[int] = set()
+        for i in range(0, len(row_ids), 500):
+            chunk = list(row_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            out.update(
+                r[0]
+                for r in self.conn.execute(
+                    f"""SELECT id FROM sync_outbox WHERE id IN ({marks}) AND state = 'queued'
+                        AND NOT ({_COVERED})""",
+                    chunk,
+                )
+            )
+        return out
+
+    def withdraw_uncovered(self, row_ids: Sequence[int]) -> set[int]:
+        """Drop the queued rows among these whose workspace is not opted in any more (sync was
+        turned off, or the workspace taken out, after they were queued: by another process, or
+        while this one was filling the outbox). Returns the ids dropped."""
+        out: set[int] = set()
+        for i in range(0, len(row_ids), 500):
+            chunk = list(row_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            out.update(
+                r[0]
+                for r in self.conn.execute(
+                    f"""DELETE FROM sync_outbox WHERE id IN ({marks}) AND state = 'queued'
+                        AND NOT ({_COVERED}) RETURNING id""",
+                    chunk,
+                )
+            )
+        return out
 
     def retry_set_aside(self) -> int:
         return int(

@@ -2,7 +2,10 @@
 
 A cheap fingerprint per episode (when it settled, how many checkpoints were observed and when
 last, how many proposals and test runs, plus the workspace's level and globs) says whether it may
-have changed since it was last projected; only those are loaded and anonymized again. A new
+have changed since it was last projected; only those are loaded and anonymized again. It also
+covers what the outcome rules write after an episode settled without changing those counts: the
+proposals' and checkpoints' reasons, rules versions and lateness, and a test run that a second
+source saw (`seen_by`, `shell_exit_code`, its counts merged in). A new
 revision is queued only when the projection's content hash differs from the newest revision's,
 so a late check that changes nothing visible at the chosen level sends nothing.
 """
@@ -20,7 +23,7 @@ from sync.anonymize.identity import Identity
 from sync.anonymize.levels import Level
 from sync.anonymize.pipeline import Anonymizer, Projection, content_hash
 from sync.outbox import NewRow, Outbox, next_revision
-from sync.settings import OptIn, SyncSettings
+from sync.settings import OptIn, SyncSettings, load_settings
 
 __all__ = ["RefreshReport", "changed_episodes", "project", "project_chunk", "refresh"]
 
@@ -31,12 +34,19 @@ SELECT e.id, w.root,
   coalesce(e.settled_at, '') || '|' || coalesce(e.ended_at, '') || '|' || coalesce(e.model, '')
   || '|' || length(coalesce(e.prompt, ''))
   || '|' || (SELECT count(*) || ':' || coalesce(max(p.settled_at), '') || ':'
-             || coalesce(sum(length(p.outcome)), '')
+             || coalesce(sum(length(p.outcome)), '') || ':' || coalesce(sum(length(p.reason)), '')
+             || ':' || coalesce(sum(p.rules_version), '')
              FROM proposals p WHERE p.episode_id = e.id)
-  || '|' || (SELECT count(*) || ':' || coalesce(max(c.observed_at), '')
+  || '|' || (SELECT count(*) || ':' || coalesce(max(c.observed_at), '') || ':'
+             || coalesce(sum(length(c.reason)), '') || ':' || coalesce(sum(c.late_seconds), '')
              FROM proposals p JOIN checkpoints c ON c.proposal_id = p.id
              WHERE p.episode_id = e.id AND c.observed_at IS NOT NULL)
-  || '|' || (SELECT count(*) FROM episode_test_runs l WHERE l.episode_id = e.id) AS fingerprint,
+  || '|' || (SELECT count(*) || ':' || coalesce(sum(length(t.seen_by)), '') || ':'
+             || coalesce(sum(t.shell_exit_code), '') || ':' || coalesce(sum(t.exit_code), '')
+             || ':' || coalesce(sum(t.passed), '') || ':' || coalesce(sum(t.failed), '')
+             || ':' || coalesce(sum(t.errors), '') || ':' || coalesce(sum(t.skipped), '')
+             FROM episode_test_runs l JOIN test_runs t ON t.id = l.test_run_id
+             WHERE l.episode_id = e.id) AS fingerprint,
   s.fingerprint AS seen
 FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
 LEFT JOIN sync_episodes s ON s.episode_id = e.id
@@ -52,6 +62,7 @@ class RefreshReport:
     unchanged: int = 0
     excluded: int = 0
     quarantined: int = 0
+    stale: int = 0  # projected under settings that changed before they were written: not queued
 
 
 def changed_episodes(store: Store, settings: SyncSettings) -> list[tuple[str, OptIn, str]]:
@@ -167,6 +178,21 @@ def _worker_project(
     return project_chunk(_worker["store"], _worker["anonymizer"], part)
 
 
+def _roots(store: Store, episode_ids: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for i in range(0, len(episode_ids), 500):
+        chunk = list(episode_ids[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        out.update(
+            store.conn.execute(
+                f"""SELECT e.id, w.root FROM episodes e JOIN workspaces w
+                    ON w.id = e.workspace_id WHERE e.id IN ({marks})""",
+                chunk,
+            ).fetchall()
+        )
+    return out
+
+
 def _write_chunk(
     store: Store,
     outbox: Outbox,
@@ -181,9 +207,18 @@ def _write_chunk(
     excluded: list[tuple[str]] = []
     rows: list[NewRow] = []
     with store.transaction():
+        # The settings again, inside the write: a `sync disable` or a new level or glob that
+        # came while this chunk was projected holds (the transactions are serialized), and
+        # what was projected under the old settings is not queued; the next refresh decides.
+        current = load_settings(store.conn)
+        roots = _roots(store, [episode_id for episode_id, _, _, _ in projected])
         latest = outbox.latest([episode_id for episode_id, _, _ in part])
         for episode_id, serialized, digest, quarantine_reasons in projected:
             opt_in, fingerprint = by_id[episode_id]
+            now_in = current.opt_in_for(roots.get(episode_id)) if current.enabled else None
+            if now_in is None or now_in.key != opt_in.key:
+                report.stale += 1
+                continue
             revision = latest.get(episode_id, (0, ""))[0]
             if serialized is None:
                 # Every file it touched is excluded now: what was waiting to go stays home.

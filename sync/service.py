@@ -87,6 +87,7 @@ def upload(
             token=settings.token,
             contributor=contributor,
             options=upload_options(config.paths.config_file),
+            opt_in_gate=True,
         )
         try:
             report = uploader.drain(

@@ -27,6 +27,8 @@ from sync.anonymize.pipeline import WorkspacePolicy
 
 __all__ = [
     "ALL",
+    "Disabled",
+    "WorkspaceState",
     "anonymize_workers",
     "OptIn",
     "SyncSettings",
@@ -39,6 +41,7 @@ __all__ = [
     "salt",
     "upload_options",
     "validate_url",
+    "workspace_states",
 ]
 
 #: The `sync_workspaces` root that stands for every workspace (`--all`).
@@ -68,12 +71,21 @@ class SyncSettings:
     url: str | None = None
     token: str | None = None
     opt_ins: tuple[OptIn, ...] = ()
+    #: Workspaces taken out by name: out even under `--all`, until enabled again by name.
+    opted_out: tuple[str, ...] = ()
     last_run_at: float | None = None
     last_success_at: float | None = None
     last_error: str | None = None
 
+    @property
+    def all_workspaces(self) -> bool:
+        return any(o.root == ALL for o in self.opt_ins)
+
     def opt_in_for(self, root: str | None) -> OptIn | None:
-        """The opt-in covering a workspace: its own, else the `--all` one, else none."""
+        """The opt-in covering a workspace: none when it was taken out by name, else its own,
+        else the `--all` one, else none."""
+        if root in self.opted_out:
+            return None
         fallback = None
         for o in self.opt_ins:
             if o.root == root:
@@ -88,10 +100,42 @@ class SyncSettings:
         return self.enabled and bool(self.url) and bool(self.token) and bool(self.opt_ins)
 
 
+@dataclass(frozen=True, slots=True)
+class WorkspaceState:
+    """Whether one workspace's episodes go, and why (for `capture sync status`)."""
+
+    root: str
+    included: bool
+    why: str  # "own opt-in", "--all", "taken out by name", "not opted in", "sync is off"
+    level: str | None = None
+
+
+def workspace_states(settings: SyncSettings, known: list[str]) -> list[WorkspaceState]:
+    """Every workspace the store knows, plus every one named in an opt-in or opt-out, each
+    in or out with the reason: exactly what `refresh` and the uploader's gate go by."""
+    roots = sorted(
+        set(known) | {o.root for o in settings.opt_ins if o.root != ALL} | set(settings.opted_out)
+    )
+    out = []
+    for root in roots:
+        opt_in = settings.opt_in_for(root)
+        if root in settings.opted_out:
+            out.append(WorkspaceState(root, False, "taken out by name"))
+        elif opt_in is None:
+            out.append(WorkspaceState(root, False, "not opted in"))
+        elif not settings.enabled:
+            out.append(WorkspaceState(root, False, "sync is off"))
+        else:
+            why = "--all" if opt_in.root == ALL else "own opt-in"
+            out.append(WorkspaceState(root, True, why, opt_in.level.value))
+    return out
+
+
 def load_settings(conn: sqlite3.Connection) -> SyncSettings:
     row = conn.execute("SELECT * FROM sync_settings WHERE id = 1").fetchone()
     if row is None:
         return SyncSettings()
+    rows = conn.execute("SELECT * FROM sync_workspaces ORDER BY root").fetchall()
     opt_ins = tuple(
         OptIn(
             r["root"],
@@ -99,13 +143,15 @@ def load_settings(conn: sqlite3.Connection) -> SyncSettings:
             tuple(json.loads(r["include"])),
             tuple(json.loads(r["exclude"])),
         )
-        for r in conn.execute("SELECT * FROM sync_workspaces ORDER BY root")
+        for r in rows
+        if r["opted_out_at"] is None
     )
     return SyncSettings(
         enabled=bool(row["enabled"]),
         url=row["url"],
         token=row["token"],
         opt_ins=opt_ins,
+        opted_out=tuple(r["root"] for r in rows if r["opted_out_at"] is not None),
         last_run_at=row["last_run_at"],
         last_success_at=row["last_success_at"],
         last_error=row["last_error"],
@@ -173,9 +219,17 @@ def enable(
         chosen = parse_level(level) if level else None
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    existing = current.opt_in_for(root) if root != ALL else None
-    if existing is not None and existing.root != root:
-        existing = None
+    # What this root's own row holds is kept when not given again: `enable --all` run a second
+    # time must not raise a metrics level back to the default, nor a workspace enabled again
+    # after `disable --workspace` lose its --exclude globs.
+    row = conn.execute(
+        "SELECT level, include, exclude FROM sync_workspaces WHERE root = ?", (root,)
+    ).fetchone()
+    existing = (
+        OptIn(root, Level(row[0]), tuple(json.loads(row[1])), tuple(json.loads(row[2])))
+        if row is not None
+        else None
+    )
     new_level = chosen or (existing.level if existing else Level.REDACTED)
     new_include = (
         _globs(include) if include is not None else list(existing.include if existing else [])
@@ -183,39 +237,88 @@ def enable(
     new_exclude = (
         _globs(exclude) if exclude is not None else list(existing.exclude if existing else [])
     )
+    before = current.opt_in_for(root) if root != ALL else existing
+    after = OptIn(root, new_level, tuple(new_include), tuple(new_exclude))
+    if before is not None and before.key != after.key:
+        # A lower level or a new glob holds from now on: what was queued under the old one is
+        # dropped (and projected afresh by the next refresh), never sent.
+        _drop_queued(conn, *_scope(root))
     conn.execute(
         "UPDATE sync_settings SET enabled = 1, url = ?, token = ?, updated_at = ? WHERE id = 1",
         (url, token, now),
     )
+    # Enabling a workspace by name takes it out of the opted-out list; `--all` leaves that
+    # list alone (what was taken out by name stays out).
     conn.execute(
         """INSERT INTO sync_workspaces (root, level, include, exclude, enabled_at)
            VALUES (?, ?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET level = excluded.level,
-           include = excluded.include, exclude = excluded.exclude""",
+           include = excluded.include, exclude = excluded.exclude,
+           enabled_at = excluded.enabled_at, opted_out_at = NULL""",
         (root, new_level.value, json.dumps(new_include), json.dumps(new_exclude), now),
     )
     salt(conn)
     return load_settings(conn)
 
 
-def disable(conn: sqlite3.Connection, *, now: float, root: str | None = None) -> int:
-    """Turn sync off (root None), or take one workspace out. Episodes queued and not yet sent
-    for what is taken out are dropped from the outbox (and projected afresh if it is opted in
-    again); returns how many were dropped."""
-    if root is None:
+@dataclass(frozen=True, slots=True)
+class Disabled:
+    """What `disable` did: queued episodes dropped, and whether what was named had been in."""
+
+    dropped: int
+    was_in: bool
+    removed: tuple[str, ...] = ()  # the opt-ins removed (`--all`: every one)
+
+
+def disable(conn: sqlite3.Connection, *, now: float, root: str | None = None) -> Disabled:
+    """Turn sync off (root None or ALL), or take one workspace out by name.
+
+    Off: sync is disabled and every opt-in removed (a later `enable` names again what goes),
+    whether it was `--all` or single workspaces. One workspace: it is marked opted out, which
+    holds under `--all` too, until `enable --workspace` names it again. Either way the episodes
+    queued and not yet sent for what is taken out are dropped from the outbox (and projected
+    afresh if it is opted in again)."""
+    current = load_settings(conn)
+    if root is None or root == ALL:
+        removed = tuple(o.root for o in current.opt_ins)
         conn.execute("UPDATE sync_settings SET enabled = 0, updated_at = ? WHERE id = 1", (now,))
-        scope = "SELECT episode_id FROM sync_outbox WHERE state = 'queued'"
-        params: tuple[Any, ...] = ()
+        conn.execute("DELETE FROM sync_workspaces WHERE opted_out_at IS NULL")
+        scope, params = "SELECT episode_id FROM sync_outbox WHERE state = 'queued'", ()
+        was_in = current.enabled and bool(removed)
     else:
-        if not conn.execute("DELETE FROM sync_workspaces WHERE root = ?", (root,)).rowcount:
-            raise InputError(f"sync is not enabled for {root}")
-        if root == ALL:
-            scope = """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-                       WHERE w.root NOT IN (SELECT root FROM sync_workspaces)"""
-            params = ()
-        else:
-            scope = """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-                       WHERE w.root = ?"""
-            params = (root,)
+        covering = current.opt_in_for(root)
+        was_in = current.enabled and covering is not None
+        level = covering.level.value if covering is not None else Level.REDACTED.value
+        conn.execute(
+            """INSERT INTO sync_workspaces (root, level, enabled_at, opted_out_at)
+               VALUES (?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET
+               opted_out_at = excluded.opted_out_at""",
+            (root, level, now, now),
+        )
+        removed = (root,) if covering is not None and covering.root == root else ()
+        scope, params = _scope(root)
+    dropped = _drop_queued(conn, scope, params)
+    return Disabled(dropped, was_in, removed)
+
+
+def _scope(root: str) -> tuple[str, tuple[Any, ...]]:
+    """SQL for the ids of the episodes an opt-in of `root` covers, and its parameters: a
+    workspace's own, or for ALL those of every workspace without a row of its own."""
+    if root == ALL:
+        return (
+            """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+               WHERE w.root NOT IN (SELECT root FROM sync_workspaces WHERE root != '*')""",
+            (),
+        )
+    return (
+        """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
+           WHERE w.root = ?""",
+        (root,),
+    )
+
+
+def _drop_queued(conn: sqlite3.Connection, scope: str, params: tuple[Any, ...]) -> int:
+    """Drop the queued outbox rows of the episodes in `scope`, and what was last projected of
+    them (so that they are projected afresh if they are covered again)."""
     conn.execute(f"DELETE FROM sync_episodes WHERE episode_id IN ({scope})", params)
     return int(
         conn.execute(

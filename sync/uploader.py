@@ -80,6 +80,7 @@ class DrainReport:
     auth_failed: bool = False
     timed_out: bool = False
     stopped: bool = False
+    withdrawn: int = 0  # queued rows dropped unsent: their workspace was taken out meanwhile
     set_aside_ids: list[str] = field(default_factory=list)
 
 
@@ -95,8 +96,13 @@ class Uploader:
         client: httpx.Client | None = None,
         clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
+        opt_in_gate: bool = False,
     ) -> None:
+        """`opt_in_gate`: before each request, drop the batch's rows whose workspace is not
+        opted in any more (what `capture sync` and the server use; off for rows queued by hand
+        without settings, as in the uploader's own tests)."""
         self.store = store
+        self.opt_in_gate = opt_in_gate
         self.outbox = Outbox(store.conn)
         self.url = url.rstrip("/") + ENDPOINT
         self.options = options
@@ -295,6 +301,18 @@ class Uploader:
                         break
                     continue
                 batch = self.form_batch(rows)
+            if self.opt_in_gate:
+                # Checked per request, not once per drain: `sync disable` in another process
+                # takes effect before the next request, and nothing of what it took out goes.
+                gone = self.outbox.uncovered([r.id for r in batch])
+                if gone:
+                    with self.store.transaction():
+                        gone = self.outbox.withdraw_uncovered(sorted(gone))
+                if gone:
+                    report.withdrawn += len(gone)
+                    batch = [r for r in batch if r.id not in gone]
+                    if not batch:
+                        continue
             verdict, wait = self.send(batch, report)
             if progress is not None:
                 progress(report)

@@ -74,6 +74,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="ingest: upload; read: the report; export: the report and the export",
     )
     create.add_argument("--name", help="a label, e.g. who holds it")
+    create.add_argument(
+        "--expires",
+        metavar="LIFETIME",
+        help="refused after this long: hours, days or weeks (12h, 90d, 4w); default never",
+    )
     create.add_argument("--json", action="store_true", help="print JSON")
     listing = token_sub.add_parser("list", help="list tokens (never their secrets)")
     _add_db(listing)
@@ -188,11 +193,15 @@ def _serve(args: argparse.Namespace, url: str) -> int:
 
 
 def _token(args: argparse.Namespace, storage: Any) -> int:
-    from sync.collector.tokens import new_token
+    from sync.collector.tokens import new_token, parse_expiry
 
     if args.token_command == "create":
         try:
-            token, record = new_token(args.team, args.scope, args.name, time.time())
+            lifetime = parse_expiry(args.expires) if args.expires is not None else None
+        except ValueError as exc:
+            raise InputError(f"--expires: {exc}") from None
+        try:
+            token, record = new_token(args.team, args.scope, args.name, time.time(), lifetime)
         except ValueError as exc:
             raise InputError(str(exc)) from None
         storage.add_token(record)
@@ -204,20 +213,23 @@ def _token(args: argparse.Namespace, storage: Any) -> int:
                         "team": record.team,
                         "scope": record.scope,
                         "name": record.name,
+                        "expires_at": _when(record.expires_at) or None,
                         "token": token,
                     }
                 )
             )
         else:
             print(token)
+            until = f", expires {_when(record.expires_at)}" if record.expires_at else ""
             print(
                 f"capture collector: token {record.id} for team {record.team} "
-                f"(scope {record.scope}); it is shown only this once",
+                f"(scope {record.scope}{until}); it is shown only this once",
                 file=sys.stderr,
             )
         return 0
     if args.token_command == "list":
         records = storage.list_tokens(args.team)
+        now = time.time()
         if args.json:
             print(
                 json.dumps(
@@ -229,6 +241,8 @@ def _token(args: argparse.Namespace, storage: Any) -> int:
                             "name": r.name,
                             "created_at": _when(r.created_at) or None,
                             "revoked_at": _when(r.revoked_at) or None,
+                            "expires_at": _when(r.expires_at) or None,
+                            "expired": r.expired(now),
                         }
                         for r in records
                     ],
@@ -236,11 +250,17 @@ def _token(args: argparse.Namespace, storage: Any) -> int:
                 )
             )
             return 0
-        print(f"{'ID':<12}  {'TEAM':<20}  {'SCOPE':<6}  {'CREATED':<20}  {'REVOKED':<20}  NAME")
+        print(
+            f"{'ID':<12}  {'TEAM':<20}  {'SCOPE':<6}  {'CREATED':<20}  {'REVOKED':<20}  "
+            f"{'EXPIRES':<29}  NAME"
+        )
         for r in records:
+            expires = _when(r.expires_at) or "never"
+            if r.expired(now):
+                expires += " (expired)"
             print(
                 f"{r.id:<12}  {r.team:<20}  {r.scope:<6}  {_when(r.created_at):<20}  "
-                f"{_when(r.revoked_at):<20}  {r.name or ''}"
+                f"{_when(r.revoked_at):<20}  {expires:<29}  {r.name or ''}"
             )
         return 0
     if not storage.revoke_token(args.token_id, time.time()):

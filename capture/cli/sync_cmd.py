@@ -37,10 +37,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--exclude", action="append", metavar="GLOB", help="never files matching (repeatable)"
     )
 
-    disable = sub.add_parser("disable", help="stop uploading (everything, or one workspace)")
+    disable = sub.add_parser(
+        "disable", help="stop uploading: everything (the default, or --all), or one workspace"
+    )
     which = disable.add_mutually_exclusive_group()
-    which.add_argument("--workspace", help="only take this workspace out")
-    which.add_argument("--all", action="store_true", help="take the --all opt-in out")
+    which.add_argument("--workspace", help="take this workspace out (it stays out under --all too)")
+    which.add_argument(
+        "--all", action="store_true", help="turn sync off and remove every opt-in (the default)"
+    )
 
     status = sub.add_parser("status", help="queued, sent, set aside, quarantined, last error")
     status.add_argument("--json", action="store_true")
@@ -106,22 +110,33 @@ def _enable(ctx: Context, args: argparse.Namespace) -> int:
         print(f"  only files matching: {', '.join(opt_in.include)}")
     if opt_in.exclude:
         print(f"  never files matching: {', '.join(opt_in.exclude)}")
+    if root == ALL and settings.opted_out:
+        print(f"  still out (taken out by name): {', '.join(settings.opted_out)}")
     print("nothing has been sent: `capture sync preview` shows what would go, `capture sync now`")
     print("sends it (a running `capture serve` sends in the background from its next start)")
     return 0
 
 
 def _disable(ctx: Context, args: argparse.Namespace) -> int:
-    from sync.settings import ALL, disable
+    from sync.settings import disable
 
-    root = ALL if args.all else (_root(args.workspace) if args.workspace else None)
+    root = None if args.all or not args.workspace else _root(args.workspace)
     with ctx.store.transaction():
-        dropped = disable(ctx.store.conn, now=ctx.now(), root=root)
+        done = disable(ctx.store.conn, now=ctx.now(), root=root)
     if root is None:
-        print(f"sync disabled; {dropped} queued episode(s) dropped, nothing more will be sent")
+        if done.was_in:
+            print(
+                f"sync disabled; every opt-in removed, {done.dropped} queued episode(s) "
+                "dropped, nothing more will be sent"
+            )
+        else:
+            print("sync was not on; it stays off and nothing is sent")
+        return 0
+    if done.was_in:
+        print(f"sync disabled for {root}; {done.dropped} queued episode(s) dropped")
     else:
-        where = "the --all opt-in" if root == ALL else root
-        print(f"sync disabled for {where}; {dropped} queued episode(s) dropped")
+        print(f"{root} was not opted in; nothing of it is sent")
+    print(f"  it stays out, also under --all, until `capture sync enable --workspace {root}`")
     return 0
 
 
@@ -133,14 +148,20 @@ def _when(ts: float | None) -> str:
 
 def _status(ctx: Context, args: argparse.Namespace) -> int:
     from sync.outbox import Outbox, RowState
-    from sync.settings import load_settings
+    from sync.settings import ALL, load_settings, workspace_states
 
     settings = load_settings(ctx.store.conn)
     outbox = Outbox(ctx.store.conn)
     counts = outbox.counts()
+    known = [r[0] for r in ctx.store.conn.execute("SELECT root FROM workspaces")]
+    states = workspace_states(settings, known)
     report: dict[str, Any] = {
         "enabled": settings.enabled,
         "url": settings.url,
+        "all": settings.enabled and settings.all_workspaces,
+        "in": [{"root": w.root, "why": w.why, "level": w.level} for w in states if w.included],
+        "out": [{"root": w.root, "why": w.why} for w in states if not w.included],
+        "opted_out": list(settings.opted_out),
         "workspaces": [
             {
                 "root": o.root,
@@ -176,14 +197,19 @@ def _status(ctx: Context, args: argparse.Namespace) -> int:
     if not settings.opt_ins:
         print("workspaces none opted in")
     for o in settings.opt_ins:
-        where = "every workspace" if o.root == "*" else o.root
+        where = "every workspace not taken out by name (--all)" if o.root == ALL else o.root
         globs = "".join(
             [
                 f"; only {', '.join(o.include)}" if o.include else "",
                 f"; never {', '.join(o.exclude)}" if o.exclude else "",
             ]
         )
-        print(f"workspace {where} ({o.level.value}{globs})")
+        print(f"opt-in    {where} ({o.level.value}{globs})")
+    for w in states:
+        if w.included:
+            print(f"in        {w.root} ({w.level}; {w.why})")
+        else:
+            print(f"out       {w.root} ({w.why})")
     print(
         f"outbox    {report['queued']} queued, {report['sent']} sent, "
         f"{report['set_aside']} set aside, {report['quarantined']} quarantined"

@@ -365,6 +365,12 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             )""",
         ],
     ),
+    (
+        # A workspace taken out of sync by name (`sync disable --workspace W`) stays out, also
+        # under `--all`, until it is enabled again by name: a row with opted_out_at set.
+        "m013_sync_opt_out",
+        ["ALTER TABLE sync_workspaces ADD COLUMN opted_out_at REAL"],
+    ),
 ]
 
 SCHEMA_VERSION = len(_MIGRATIONS)

@@ -42,7 +42,7 @@ from sync.collector.limits import Limits, RateLimiter
 from sync.collector.report import aggregate
 from sync.collector.report_html import render_html
 from sync.collector.storage import Storage
-from sync.collector.tokens import TokenRecord, authorize, bearer_token, digest
+from sync.collector.tokens import TokenRecord, authorize, bearer_token, digest, live_token
 from sync.collector.validation import compile_schema, field_path
 
 __all__ = ["create_app"]
@@ -55,6 +55,9 @@ CONTRIBUTOR_HEADER = "X-Capture-Contributor"
 _DRAIN_CAP = 256 * 1024 * 1024
 _BODY_DONE = "capture_body_done"
 _CONTRIBUTOR = re.compile(wire.CONTRIBUTOR_PATTERN.rstrip("$") + r"\Z", re.ASCII)
+# The only paths answered without a token (exactly these: `/v1/health/` is not one of them).
+_PUBLIC_PATHS = frozenset({"/v1/health", "/openapi.json"})
+_TOKEN_KEY = "capture_token"
 
 
 class ReportFormat(StrEnum):
@@ -141,6 +144,31 @@ async def _read_body(request: Request, limit: int) -> bytes:
             return b"".join(parts)
 
 
+class _AuthenticateFirst:
+    """Checks the bearer token of every request but the public paths before routing, so that
+    no answer (a redirect of `/v1/episodes/`, a 404 or 405 naming what exists) reaches a client
+    without a valid token. The record is left in the scope for the routes' dependency."""
+
+    def __init__(self, app: Any, identify: Callable[[str | None], Any]) -> None:
+        self.app = app
+        self.identify = identify
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in _PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        authorization = next(
+            (v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None
+        )
+        try:
+            scope[_TOKEN_KEY] = await self.identify(authorization)
+        except ApiError as exc:
+            await _drain(Request(scope, receive))
+            await _error_response(exc.status, exc.body(), exc.headers)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def _time_param(name: str, text: str | None) -> float | None:
     if text is None:
         return None
@@ -172,8 +200,9 @@ _WeekUntil = Annotated[
 
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     descriptions = {
-        400: "The body is not valid gzip or JSON; nothing was stored.",
-        401: "No token, an unknown token or a revoked one.",
+        400: "The body is not valid gzip (every member of a multi-member body is read; "
+        "anything else after a member is refused) or not JSON; nothing was stored.",
+        401: "No token, an unknown token, a revoked or an expired one.",
         403: "The token's team or scope does not allow this.",
         406: "Parquet was asked for but pyarrow is not installed on the collector.",
         413: "The body or the batch is over the collector's limits; nothing was stored.",
@@ -202,9 +231,11 @@ def create_app(
         version=__version__,
         description=(
             "Receives the anonymized episodes a team's members opted to upload, and gives the "
-            "team its report and an export. Every route but /v1/health needs "
-            "`Authorization: Bearer <token>`; a token belongs to one team and has one scope "
-            "(ingest, read, export)."
+            "team its report and an export. Every path but /v1/health and /openapi.json needs "
+            "`Authorization: Bearer <token>`, checked before anything else is answered (a "
+            "missing, unknown, revoked or expired token is 401 on any other path, also one "
+            "that does not exist); a token belongs to one team, has one scope (ingest, read, "
+            "export) and may have an expiry."
         ),
         docs_url=None,
         redoc_url=None,
@@ -236,11 +267,17 @@ def create_app(
             dict(exc.headers or {}),
         )
 
-    async def authenticate(request: Request, _: Annotated[Any, Depends(bearer)]) -> TokenRecord:
-        token = bearer_token(request.headers.get("authorization"))
+    async def identify(authorization: str | None) -> TokenRecord:
+        token = bearer_token(authorization)
         record = await _call_storage(storage.find_token, digest(token))
-        if record is None or record.revoked_at is not None:
-            authorize(None, "read")  # raises 401
+        return live_token(record, clock())
+
+    app.add_middleware(_AuthenticateFirst, identify=identify)
+
+    async def authenticate(request: Request, _: Annotated[Any, Depends(bearer)]) -> TokenRecord:
+        record: TokenRecord | None = request.scope.get(_TOKEN_KEY)
+        if record is None:
+            record = await identify(request.headers.get("authorization"))
         allowed, wait = rate_limiter.allow(record.id, clock())
         if not allowed:
             raise ApiError(
@@ -249,7 +286,6 @@ def create_app(
                 f"more than {limits.rate:g} requests per second for this token",
                 headers={"Retry-After": str(wait)},
             )
-        assert record is not None
         return record
 
     @app.get(

@@ -23,6 +23,7 @@ from sync.collector.validation import SchemaViolation, Validator
 from sync.collector.wire import LEVELS, SUPPORTED_SCHEMAS
 
 __all__ = [
+    "MAX_GZIP_MEMBERS",
     "METRIC_FIELDS",
     "EpisodeMetrics",
     "EpisodeRow",
@@ -37,6 +38,9 @@ __all__ = [
     "prepare",
     "week_of",
 ]
+
+#: Members one gzip body may hold (an uploader sends one; a proxy or `cat` may join a few).
+MAX_GZIP_MEMBERS = 64
 
 _KNOWN_OUTCOMES = ("kept", "edited", "undone", "lost", "pending")
 
@@ -95,7 +99,14 @@ class Rejection:
 
 
 def decode_body(raw: bytes, content_encoding: str | None, max_decoded: int) -> bytes:
-    """The JSON bytes of a body sent with Content-Encoding gzip (or none)."""
+    """The JSON bytes of a body sent with Content-Encoding gzip (or none).
+
+    A gzip body may hold several members one after the other (RFC 1952 allows it; `cat a.gz
+    b.gz` makes one): every member is read and their output joined, as `gzip -d` does. The size
+    limit holds for the whole output, and at most MAX_GZIP_MEMBERS members are read (a body of
+    many empty members would cost a decoder each). Anything after a member that is not another
+    whole member (garbage, zero padding, a truncated member) is a 400: nothing is ignored.
+    """
     encoding = (content_encoding or "identity").strip().lower()
     if encoding == "identity":
         return raw
@@ -103,17 +114,35 @@ def decode_body(raw: bytes, content_encoding: str | None, max_decoded: int) -> b
         raise ApiError(
             415, "unsupported_encoding", f"Content-Encoding {encoding!r}: send gzip or identity"
         )
-    # A small gzip body can inflate to gigabytes: inflate at most max_decoded + 1 bytes.
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        data = inflater.decompress(raw, max_decoded + 1)
-    except zlib.error as exc:
-        raise ApiError(400, "bad_gzip", f"the body is not valid gzip: {exc}") from None
-    if len(data) > max_decoded:
-        raise ApiError(413, "body_too_large", f"the body inflates to more than {max_decoded} bytes")
-    if not inflater.eof:
-        raise ApiError(400, "bad_gzip", "the gzip stream is truncated")
-    return data
+    parts: list[bytes] = []
+    size = 0
+    rest = raw
+    members = 0
+    while True:
+        # A small gzip body can inflate to gigabytes: inflate at most max_decoded + 1 bytes
+        # over all members (the budget is never 0, which zlib would read as "no limit").
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            part = inflater.decompress(rest, max_decoded + 1 - size)
+        except zlib.error as exc:
+            where = f" after member {members}" if members else ""
+            raise ApiError(400, "bad_gzip", f"the body is not valid gzip{where}: {exc}") from None
+        parts.append(part)
+        size += len(part)
+        if size > max_decoded:
+            raise ApiError(
+                413, "body_too_large", f"the body inflates to more than {max_decoded} bytes"
+            )
+        if not inflater.eof:
+            raise ApiError(400, "bad_gzip", "the gzip stream is truncated")
+        members += 1
+        rest = inflater.unused_data
+        if rest and members >= MAX_GZIP_MEMBERS:
+            raise ApiError(
+                400, "bad_gzip", f"the body holds more than {MAX_GZIP_MEMBERS} gzip members"
+            )
+        if not rest:
+            return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def parse_json(data: bytes) -> Any:

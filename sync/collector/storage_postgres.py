@@ -132,8 +132,11 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             _cells_upsert(_NEW_ROWS.replace("new_rows", "episodes")),
         ],
     ),
+    # A token may expire (`capture collector token create --expires 90d`); NULL: never.
+    ("m003_token_expiry", ["ALTER TABLE tokens ADD COLUMN expires_at double precision"]),
 ]
 
+_TOKEN_COLUMNS = "id, team, scope, name, digest, created_at, revoked_at, expires_at"
 _EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("episode_id", "text"),
     ("revision", "integer"),
@@ -332,7 +335,7 @@ class PostgresStorage:
     def add_token(self, record: TokenRecord) -> None:
         with self.pool.connection() as conn:
             conn.execute(
-                "INSERT INTO tokens VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO tokens ({_TOKEN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     record.id,
                     record.team,
@@ -341,20 +344,20 @@ class PostgresStorage:
                     record.digest,
                     record.created_at,
                     record.revoked_at,
+                    record.expires_at,
                 ),
             )
 
     def find_token(self, digest: str) -> TokenRecord | None:
         with self.pool.connection() as conn:
             row = conn.execute(
-                "SELECT id, team, scope, name, digest, created_at, revoked_at FROM tokens "
-                "WHERE digest = %s",
+                f"SELECT {_TOKEN_COLUMNS} FROM tokens WHERE digest = %s",
                 (digest,),
             ).fetchone()
         return TokenRecord(*row) if row else None
 
     def list_tokens(self, team: str | None = None) -> list[TokenRecord]:
-        sql = "SELECT id, team, scope, name, digest, created_at, revoked_at FROM tokens"
+        sql = f"SELECT {_TOKEN_COLUMNS} FROM tokens"
         params: list[str] = []
         if team is not None:
             sql += " WHERE team = %s"

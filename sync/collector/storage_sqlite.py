@@ -109,8 +109,11 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 FROM episodes GROUP BY 1, 2, 3, 4, 5""",
         ],
     ),
+    # A token may expire (`capture collector token create --expires 90d`); NULL: never.
+    ("m003_token_expiry", ["ALTER TABLE tokens ADD COLUMN expires_at REAL"]),
 ]
 
+_TOKEN_COLUMNS = "id, team, scope, name, digest, created_at, revoked_at, expires_at"
 _EPISODE_COLUMNS = (
     "team",
     "episode_id",
@@ -273,7 +276,7 @@ class SqliteStorage:
     def add_token(self, record: TokenRecord) -> None:
         with self._write() as conn:
             conn.execute(
-                "INSERT INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO tokens ({_TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     record.team,
@@ -282,19 +285,19 @@ class SqliteStorage:
                     record.digest,
                     record.created_at,
                     record.revoked_at,
+                    record.expires_at,
                 ),
             )
 
     def find_token(self, digest: str) -> TokenRecord | None:
         row = self.conn.execute(
-            "SELECT id, team, scope, name, digest, created_at, revoked_at FROM tokens "
-            "WHERE digest = ?",
+            f"SELECT {_TOKEN_COLUMNS} FROM tokens WHERE digest = ?",
             (digest,),
         ).fetchone()
         return TokenRecord(*row) if row else None
 
     def list_tokens(self, team: str | None = None) -> list[TokenRecord]:
-        sql = "SELECT id, team, scope, name, digest, created_at, revoked_at FROM tokens"
+        sql = f"SELECT {_TOKEN_COLUMNS} FROM tokens"
         params: list[str] = []
         if team is not None:
             sql += " WHERE team = ?"

@@ -20,7 +20,9 @@ __all__ = [
     "authorize",
     "bearer_token",
     "digest",
+    "live_token",
     "new_token",
+    "parse_expiry",
     "valid_team",
 ]
 
@@ -40,6 +42,10 @@ class TokenRecord:
     digest: str
     created_at: float
     revoked_at: float | None = None
+    expires_at: float | None = None  # None: never
+
+    def expired(self, now: float) -> bool:
+        return self.expires_at is not None and now >= self.expires_at
 
 
 def valid_team(team: str) -> bool:
@@ -50,15 +56,33 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def new_token(team: str, scope: str, name: str | None, now: float) -> tuple[str, TokenRecord]:
-    """The token to show the user once, and the record to store."""
+_EXPIRY = re.compile(r"([1-9][0-9]{0,5})([hdw])\Z", re.ASCII)
+_UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_expiry(text: str) -> float:
+    """Seconds from a lifetime such as `12h`, `90d` or `4w` (hours, days, weeks)."""
+    m = _EXPIRY.match(text.strip().lower())
+    if not m:
+        raise ValueError(
+            f"not a lifetime: {text!r} (a whole number of hours, days or weeks: 12h, 90d, 4w)"
+        )
+    return float(int(m.group(1)) * _UNIT_SECONDS[m.group(2)])
+
+
+def new_token(
+    team: str, scope: str, name: str | None, now: float, expires_in: float | None = None
+) -> tuple[str, TokenRecord]:
+    """The token to show the user once, and the record to store (expiring `expires_in`
+    seconds from `now`, or never)."""
     if not valid_team(team):
         raise ValueError(f"not a team name: {team!r} (letters, digits, _ . -; at most 64)")
     if scope not in SCOPES:
         raise ValueError(f"not a scope: {scope!r} (one of {', '.join(SCOPES)})")
     token_id = secrets.token_hex(6)
     token = f"cct_{token_id}_{secrets.token_urlsafe(32)}"
-    return token, TokenRecord(token_id, team, scope, name, digest(token), now)
+    expires_at = None if expires_in is None else now + expires_in
+    return token, TokenRecord(token_id, team, scope, name, digest(token), now, None, expires_at)
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -72,6 +96,17 @@ def bearer_token(authorization: str | None) -> str:
     if not _TOKEN.match(token):
         raise _unauthorized("unknown or revoked token")
     return token
+
+
+def live_token(record: TokenRecord | None, now: float) -> TokenRecord:
+    """The record of a token that may act now; 401 for an unknown, revoked or expired one. Only
+    an expired token's message says what it is: its holder (who alone can present its secret)
+    needs a new token, not a typo fixed."""
+    if record is None or record.revoked_at is not None:
+        raise _unauthorized("unknown or revoked token")
+    if record.expired(now):
+        raise _unauthorized("the token has expired; ask the collector's admin for a new one")
+    return record
 
 
 def authorize(record: TokenRecord | None, action: str, team: str | None = None) -> str:

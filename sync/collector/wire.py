@@ -50,6 +50,9 @@ _TIME: dict[str, Any] = {"type": ["string", "null"], "pattern": TIMESTAMP_PATTER
 _RATE: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
 _COUNT: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_INT}
 _FLAG: dict[str, Any] = {"type": ["boolean", "null"]}
+# Which version of the outcome rules decided a label (the outcomes work numbers them from 1).
+_RULES: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31 - 1}
+_EXIT: dict[str, Any] = {"type": ["integer", "null"], "minimum": -(2**31), "maximum": 2**31 - 1}
 
 _HUNK: dict[str, Any] = {
     "type": "object",
@@ -66,6 +69,10 @@ _CHECKPOINT: dict[str, Any] = {
         "retention": _RATE,
         "outcome": _NAME,
         "via": _NAME,
+        "reason": _TEXT,
+        "rules_version": _RULES,
+        # How long after its due time the state it measured was read (history did not hold it).
+        "late_seconds": {"type": ["number", "null"], "minimum": -1e9, "maximum": 1e9},
     },
 }
 
@@ -77,6 +84,7 @@ _PROPOSAL: dict[str, Any] = {
         "state": _NAME,
         "outcome": _NAME,
         "reason": _TEXT,
+        "rules_version": _RULES,
         "similarity": _RATE,
         "retention": _RATE,
         "chars_added": _COUNT,
@@ -106,7 +114,11 @@ _TEST_RUN: dict[str, Any] = {
         "command": _TEXT,
         "name": _TEXT,
         "source": _NAME,
-        "exit_code": {"type": ["integer", "null"], "minimum": -(2**31), "maximum": 2**31 - 1},
+        "exit_code": _EXIT,
+        # The exit code the shell reported (a hook), beside the runner's own.
+        "shell_exit_code": _EXIT,
+        # The sources that saw this one run (hook, wrapper, junit, ...), kept as one run.
+        "seen_by": {"type": ["array", "null"], "items": {"type": "string", "maxLength": 256}},
         "passed": _COUNT,
         "failed": _COUNT,
         "errors": _COUNT,

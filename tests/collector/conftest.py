@@ -82,10 +82,10 @@ class Served:
         self.collector = collector
         self.url = collector.url
 
-    def token(self, team: str, scope: str) -> str:
+    def token(self, team: str, scope: str, expires_in: float | None = None) -> str:
         from tests.collector.support import make_token
 
-        return make_token(self.db, team, scope)
+        return make_token(self.db, team, scope, expires_in)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

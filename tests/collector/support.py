@@ -247,15 +247,16 @@ def stored_keys(db: str, team: str) -> Counter[tuple[str, int]]:
     return Counter((e, int(r)) for e, r in rows)
 
 
-def make_token(db: str, team: str, scope: str) -> str:
-    """A token stored the way `capture collector token create` stores it."""
+def make_token(db: str, team: str, scope: str, expires_in: float | None = None) -> str:
+    """A token stored the way `capture collector token create` stores it (expiring
+    `expires_in` seconds from now: negative for one that has expired already)."""
     from sync.collector.storage import open_storage
     from sync.collector.tokens import new_token
 
     storage = open_storage(db)
     try:
         storage.migrate()
-        token, record = new_token(team, scope, "test", time.time())
+        token, record = new_token(team, scope, "test", time.time(), expires_in)
         storage.add_token(record)
     finally:
         storage.close()

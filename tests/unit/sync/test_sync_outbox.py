@@ -186,12 +186,30 @@ def test_settings_enable_disable(store: Store, tmp_path: Path) -> None:
     assert s.opt_in_for("/w").exclude == ("secret/**",)  # type: ignore[union-attr]
     s = enable(conn, now=3.0, root="/w", level="full")  # globs are kept when not given
     assert s.opt_in_for("/w").exclude == ("secret/**",)  # type: ignore[union-attr]
-    disable(conn, now=4.0, root=ALL)
-    assert load_settings(conn).opt_in_for("/other") is None
-    with pytest.raises(InputError, match="not enabled for /nope"):
-        disable(conn, now=5.0, root="/nope")
-    disable(conn, now=6.0)
-    assert not load_settings(conn).active
+    # One workspace out by name: out under --all too, the others stay in.
+    done = disable(conn, now=4.0, root="/w")
+    assert done.was_in and done.removed == ("/w",)
+    s = load_settings(conn)
+    assert s.opt_in_for("/w") is None and s.opted_out == ("/w",)
+    assert s.opt_in_for("/other").root == ALL  # type: ignore[union-attr]
+    enable(conn, now=4.4, root=ALL, level="metrics")
+    s = enable(conn, now=4.5, root=ALL)
+    assert s.opt_in_for("/w") is None  # --all again does not bring back what was taken out
+    assert s.opt_in_for("/other").level.value == "metrics"  # type: ignore[union-attr]
+    s = enable(conn, now=4.6, root="/w")
+    assert s.opt_in_for("/w").root == "/w" and s.opted_out == ()  # type: ignore[union-attr]
+    # ...with the level and globs it had before it was taken out.
+    assert s.opt_in_for("/w").level.value == "full"  # type: ignore[union-attr]
+    assert s.opt_in_for("/w").exclude == ("secret/**",)  # type: ignore[union-attr]
+    # --all (or no name) turns sync off and removes every opt-in, single ones included.
+    done = disable(conn, now=6.0, root=ALL)
+    assert done.was_in and set(done.removed) == {ALL, "/w"}
+    s = load_settings(conn)
+    assert not s.active and s.opt_ins == () and s.opted_out == ()
+    assert not disable(conn, now=7.0).was_in
+    # Not opted in at all: marked out, and said so.
+    assert not disable(conn, now=8.0, root="/nope").was_in
+    assert load_settings(conn).opted_out == ("/nope",)
 
 
 def test_urls() -> None:
