@@ -107,6 +107,11 @@ def run_export(
     advance: Callable[[int], None] | None = None,
 ) -> ExportResult:
     plan.out_dir.mkdir(parents=True, exist_ok=True)
+    # A format with no rows writes no file: one left by an earlier export would pass for this
+    # one's, so this export's own names are cleared first.
+    for fmt in plan.formats:
+        for suffix in ("", ".train", ".eval"):
+            (plan.out_dir / f"{fmt.name}{suffix}.jsonl").unlink(missing_ok=True)
     sheet = Datasheet(options=plan.options)
     dedupers = {f.name: Deduper() for f in plan.formats} if plan.dedupe else {}
     files = _Files(plan.out_dir, plan.eval_fraction is not None)

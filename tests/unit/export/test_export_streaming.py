@@ -109,3 +109,18 @@ def test_the_writer_splits_withholds_and_keeps_tiers_through_the_projection(
         sheet["rows"]["sft.train"] + sheet["rows"]["sft.eval"] == sheet["examples_by_tier"]["gold"]
     )
     assert (tmp_path / "out" / "episode.schema.json").exists()
+
+
+def test_an_earlier_exports_file_is_not_left_to_pass_for_this_ones(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    episodes = [make_episode(rng, i) for i in range(3)]
+    out = tmp_path / "out"
+    formats = parse_formats("sft")
+    first = run_export(_tiered(episodes, "gold"), ExportPlan(formats, out), lambda e: (e, None))
+    assert first.datasheet["rows"]["sft"] > 0 and (out / "sft.jsonl").exists()
+    again = run_export(
+        _tiered(episodes, "gold"),
+        ExportPlan(formats, out, tiers=frozenset({"debt"})),
+        lambda e: (e, None),
+    )
+    assert again.datasheet["rows"] == {} and not (out / "sft.jsonl").exists()
