@@ -95,8 +95,17 @@ def child(mode: str, db: Path, since: float | None, out: Path) -> None:
                     f.write(json.dumps(e) + "\n")
                     count += 1
     seconds = time.perf_counter() - t
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = _peak_rss_mb()
     print(json.dumps({"episodes": count, "seconds": seconds, "peak_mb": peak_mb}))
+
+
+def _peak_rss_mb() -> float:
+    """This process's own peak RSS (VmHWM): `ru_maxrss` would include the parent's, which a
+    child inherits across fork and exec."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_child(mode: str, db: Path, since: float | None, out: Path) -> dict[str, float]:

@@ -61,7 +61,12 @@ def test_a_team_exports_what_its_members_uploaded(
 
     from datasets import load_dataset
 
-    episodes = load_dataset("json", data_files=str(out / "episodes.jsonl"), split="train")
+    episodes = load_dataset(
+        "json",
+        data_files=str(out / "episodes.jsonl"),
+        split="train",
+        cache_dir=str(tmp_path / "hf-cache"),
+    )
     (episode,) = list(episodes)
     assert episode["id"] == recorded.episode_id and episode["level"] == "redacted"
     assert episode["collector"]["revision"] >= 1

@@ -47,7 +47,9 @@ def rows(path: Path) -> list[dict[str, Any]]:
 def load(path: Path) -> Any:
     from datasets import load_dataset
 
-    return load_dataset("json", data_files=str(path), split="train")
+    # a cache beside the data: nothing written to the user's own Hugging Face cache
+    cache = str(path.parent.parent / "hf-cache")
+    return load_dataset("json", data_files=str(path), split="train", cache_dir=cache)
 
 
 def tiny_tokenizer_for(out: Path) -> Any:

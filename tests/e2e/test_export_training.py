@@ -33,7 +33,9 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _load(path: Path) -> Any:
     from datasets import load_dataset
 
-    return load_dataset("json", data_files=str(path), split="train")
+    # a cache beside the data: nothing written to the user's own Hugging Face cache
+    cache = str(path.parent.parent / "hf-cache")
+    return load_dataset("json", data_files=str(path), split="train", cache_dir=cache)
 
 
 def _common(output_dir: Path) -> dict[str, Any]:

@@ -124,3 +124,21 @@ def test_an_earlier_exports_file_is_not_left_to_pass_for_this_ones(tmp_path: Pat
         lambda e: (e, None),
     )
     assert again.datasheet["rows"] == {} and not (out / "sft.jsonl").exists()
+
+
+def test_tiers_asked_for_by_id_across_chunks_are_the_newest_decisions(tmp_path: Path) -> None:
+    from capture.store.tier_rows import current_tiers
+
+    store = Store.open(tmp_path / "c.db")
+    with store.transaction() as conn:
+        for i in range(1200):
+            record_tier(conn, "proposal", f"p{i}", TierDecision(Tier.SILVER, ("a",), 1), 1.0)
+            if i % 3 == 0:
+                record_tier(conn, "proposal", f"p{i}", TierDecision(Tier.DEBT, ("b",), 1), 2.0)
+    asked = [f"p{i}" for i in range(0, 1300, 2)] + ["p0"]  # some unknown, one twice
+    everything = current_tiers(store.conn, "proposal")
+    assert current_tiers(store.conn, "proposal", asked) == {
+        k: v for k, v in everything.items() if k in set(asked)
+    }
+    assert current_tiers(store.conn, "proposal", ["p3"])["p3"].tier is Tier.DEBT
+    assert current_tiers(store.conn, "proposal", []) == {}
