@@ -32,6 +32,9 @@ __all__ = ["ExportPlan", "ExportResult", "Projector", "dumps_line", "run_export"
 Projector = Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]]
 
 _TIER_KEYS = ("tier", "tier_history")
+#: The language too, so that every level names it alike (the anonymizer has its own names for
+#: languages; the extension it is read from is kept at every level).
+_PROPOSAL_KEYS = (*_TIER_KEYS, "language")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +66,7 @@ def dumps_line(row: dict[str, Any]) -> bytes:
 def _take_tiers(episode: dict[str, Any]) -> dict[str, dict[str, Any]]:
     taken = {"": {k: episode.pop(k) for k in _TIER_KEYS if k in episode}}
     for p in episode.get("proposals") or ():
-        taken[str(p.get("id"))] = {k: p.pop(k) for k in _TIER_KEYS if k in p}
+        taken[str(p.get("id"))] = {k: p.pop(k) for k in _PROPOSAL_KEYS if k in p}
     return taken
 
 

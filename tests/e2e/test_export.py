@@ -36,6 +36,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
 def export(recorded: Recorded, out: Path, *args: str) -> dict[str, Any]:
     proc = recorded.run("export", "--out", str(out), *args)
     assert proc.returncode == 0, proc.stderr
+    # stderr is not a terminal here: no progress bar, only the one-line summary
+    assert "\x1b" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("capture export: ")
     sheet: dict[str, Any] = json.loads((out / "datasheet.json").read_text())
     return sheet
 
@@ -163,6 +166,7 @@ def test_redacted_level_carries_no_secret(recorded: Recorded, tmp_path: Path) ->
     assert "<SECRET:" in episode["prompt"]
     # the tiers survive the projection; the code still trains
     assert episode["tier"]["tier"] == "gold"
+    assert {p["language"] for p in episode["proposals"]} == {"Python"}  # as at the full level
     assert load(out / "dpo.jsonl").num_rows == 2
 
 
