@@ -202,6 +202,12 @@ def test_tiers_split_and_dedupe(recorded: Recorded, tmp_path: Path) -> None:
     none = export(recorded, tmp_path / "debt", "--format", "kto,episodes", "--tiers", "debt")
     assert none["rows"] == {} and none["episodes"] == 1
 
+    mine = export(recorded, tmp_path / "ws", "--format", "episodes", "--workspace",
+                  str(recorded.workspace), "--since", "1d")  # fmt: skip
+    assert mine["rows"] == {"episodes": 1}
+    elsewhere = export(recorded, tmp_path / "none", "--format", "episodes", "--workspace", "/x")
+    assert elsewhere["episodes"] == 0 and elsewhere["rows"] == {}
+
     split = tmp_path / "split"
     first = export(recorded, split, "--format", "kto", "--split", "50/50", "--level", "full")
     (key,) = first["rows"]

@@ -142,3 +142,25 @@ def test_tiers_asked_for_by_id_across_chunks_are_the_newest_decisions(tmp_path: 
     }
     assert current_tiers(store.conn, "proposal", ["p3"])["p3"].tier is Tier.DEBT
     assert current_tiers(store.conn, "proposal", []) == {}
+
+
+def test_dedupe_writes_a_repeated_example_once_per_format(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    (base,) = [make_episode(rng, 0)]
+    twin = json.loads(json.dumps(base))
+    twin["id"] = "f" * 20
+    for p in twin["proposals"]:
+        p["id"] = "f" + p["id"][1:]
+    formats = parse_formats("sft,kto")
+    plain = run_export(_tiered([base, twin], "gold"), ExportPlan(formats, tmp_path / "a"), _same)
+    deduped = run_export(
+        _tiered([base, twin], "gold"), ExportPlan(formats, tmp_path / "b", dedupe=True), _same
+    )
+    hunks = sum(len(p["hunks"]) for p in base["proposals"])
+    assert plain.datasheet["rows"] == {"sft": 2 * hunks, "kto": 2 * hunks}
+    assert deduped.datasheet["rows"] == {"sft": hunks, "kto": hunks}
+    assert deduped.datasheet["duplicates_dropped"] == 2 * hunks
+
+
+def _same(e: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    return e, None
