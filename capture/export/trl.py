@@ -2,7 +2,8 @@
 
 - `sft-messages`: conversational language modelling, `messages` = the user's prompt and the
   answer (the agent's text for gold/silver; the user's final text for edited);
-- `sft`: the same as standard prompt-completion strings;
+- `sft`: the same as standard prompt-completion strings; TRL joins the two as they are, so the
+  prompt ends with `COMPLETION_CUE` (in the conversational forms the chat template separates);
 - `dpo`: conversational preference, `chosen` = the user's final version or a kept sibling,
   `rejected` = the agent's text;
 - `kto`: conversational unpaired preference, `label` true for gold/silver agent text, false for
@@ -18,7 +19,18 @@ from typing import Any
 
 from capture.export.examples import NEGATIVE_TIERS, POSITIVE_TIERS, Example
 
-__all__ = ["dpo_rows", "kto_rows", "sft_answer", "sft_completion_rows", "sft_message_rows"]
+__all__ = [
+    "COMPLETION_CUE",
+    "dpo_rows",
+    "kto_rows",
+    "sft_answer",
+    "sft_completion_rows",
+    "sft_message_rows",
+]
+
+
+#: Where a standard (not conversational) prompt ends and the answer begins.
+COMPLETION_CUE = "\n\nReplacement:\n"
 
 
 def _user(text: str) -> dict[str, str]:
@@ -54,7 +66,7 @@ def sft_completion_rows(example: Example) -> Iterator[dict[str, Any]]:
         yield {
             "id": example.id,
             "tier": example.tier,
-            "prompt": example.prompt,
+            "prompt": example.prompt + COMPLETION_CUE,
             "completion": answer,
         }
 

@@ -57,7 +57,9 @@ def test_sft_imitates_kept_agent_text_or_the_users_edit(
             ],
         }
     ]
-    assert completion == [{"id": "p:0", "tier": tier, "prompt": "PROMPT", "completion": answer}]
+    assert completion == [
+        {"id": "p:0", "tier": tier, "prompt": "PROMPT\n\nReplacement:\n", "completion": answer}
+    ]
     assert texts(chat, "messages") == [answer]
     assert chat[0]["messages"][0]["role"] == "system"
 
