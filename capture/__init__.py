@@ -19,8 +19,9 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     6  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
     7  importers/      backfilling history from agents' transcripts
     7  report/         personal statistics
-    8  cli/            the `capture` command, a thin shell over all of the above
-    9  __main__        `python -m capture`
+    8  export/         training data: tiers into the formats trainers load
+    9  cli/            the `capture` command, a thin shell over all of the above
+   10  __main__        `python -m capture`
 """
 
 __version__ = "0.1.0"

@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("capture.cli.serve_cmd", "run the LSP sidecar an editor starts (stdio, or --tcp)"),
     "demo": ("capture.cli.demo_cmd", "run a scripted editor session against a real server"),
     "sync": ("capture.cli.sync_cmd", "opt-in upload of anonymized episodes to a team collector"),
+    "export": ("capture.cli.export_cmd", "training data: TRL SFT/DPO/KTO, OpenAI, episode JSONL"),
 }
 
 

@@ -59,6 +59,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     serve.add_argument("--access-log", action="store_true", help="log every request")
 
+    _configure_export(sub)
+
     migrate = sub.add_parser("migrate", help="create or upgrade the collector's database")
     _add_db(migrate)
 
@@ -87,6 +89,37 @@ def configure(parser: argparse.ArgumentParser) -> None:
     revoke = token_sub.add_parser("revoke", help="revoke a token by its id")
     _add_db(revoke)
     revoke.add_argument("token_id", metavar="ID", help="the id shown by `token list`")
+
+
+def _configure_export(sub: Any) -> None:
+    from capture.cli.export_cmd import common_options
+
+    export = sub.add_parser(
+        "export",
+        help="a team's stored episodes as training data (the formats of `capture export`)",
+    )
+    _add_db(export)
+    export.add_argument("--team", required=True, help="the team whose episodes to export")
+    common_options(export)
+
+
+def _export(args: argparse.Namespace, storage: Any) -> int:
+    from capture.cli.export_cmd import plan_from, progress, summary
+    from capture.cli.when import parse_since
+    from capture.export.writer import run_export
+    from sync.collector.export import training_episodes
+
+    since = parse_since(args.since, time.time()) if args.since else None
+    # The episodes are stored at the level they were uploaded at: none is raised here.
+    plan = plan_from(args, "as uploaded", {"team": args.team, "source": "collector"})
+    episodes = training_episodes(storage.export_rows(args.team, since, None))
+    with progress(None, args.quiet) as advance:
+        result = run_export(episodes, plan, lambda e: (e, None), advance=advance)
+    if not args.quiet:
+        print(
+            summary(result).replace("capture export", "capture collector export"), file=sys.stderr
+        )
+    return 0
 
 
 def _require_extra() -> None:
@@ -143,8 +176,18 @@ def run(args: argparse.Namespace) -> int:
     url = args.db or _default_db()
     if args.collector_command == "serve":
         return _serve(args, url)
+    if args.collector_command == "export":
+        # checked before the database is opened: a bad option leaves nothing behind
+        from capture.cli.export_cmd import plan_from
+        from capture.cli.when import parse_since
+
+        plan_from(args, "as uploaded", {})
+        if args.since:
+            parse_since(args.since, time.time())
     storage = _open(url)
     try:
+        if args.collector_command == "export":
+            return _export(args, storage)
         if args.collector_command == "migrate":
             print(f"capture collector: database is current ({storage.kind})")
             return 0

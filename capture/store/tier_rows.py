@@ -44,10 +44,19 @@ def current_tiers(
         "WHERE subject = ? AND id = (SELECT MAX(id) FROM tier_history u "
         "WHERE u.subject = t.subject AND u.subject_id = t.subject_id)"
     )
-    wanted = None if ids is None else set(ids)
     out: dict[str, TierDecision] = {}
-    for row in conn.execute(sql, (subject,)):
-        if wanted is None or row[0] in wanted:
+    if ids is None:
+        for row in conn.execute(sql, (subject,)):
+            out[row[0]] = _decision(row[1:])
+        return out
+    # Given ids are looked up through the (subject, subject_id, id) index, a chunk at a time:
+    # the cost is that of the ids asked for, not of the whole history (an export asks a page
+    # at a time).
+    wanted = list(dict.fromkeys(ids))
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"{sql} AND subject_id IN ({marks})", (subject, *chunk)):
             out[row[0]] = _decision(row[1:])
     return out
 

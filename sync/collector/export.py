@@ -1,4 +1,5 @@
-"""The export for a team's ML people: one line (or Parquet row) per episode, latest revision.
+"""The export for a team's ML people: one line (or Parquet row) per episode, latest revision;
+and the same episodes as the training export's input (`training_episodes`).
 
 Both encoders consume rows lazily and yield bytes as they go, so an export of millions of
 episodes streams in constant memory. The stored episode JSON is spliced in as stored, not parsed
@@ -16,7 +17,14 @@ import orjson
 
 from sync.collector.storage import ExportRow
 
-__all__ = ["PARQUET_COLUMNS", "iso", "jsonl_chunks", "parquet_available", "parquet_chunks"]
+__all__ = [
+    "PARQUET_COLUMNS",
+    "iso",
+    "jsonl_chunks",
+    "parquet_available",
+    "parquet_chunks",
+    "training_episodes",
+]
 
 PARQUET_COLUMNS = (
     "id",
@@ -151,3 +159,25 @@ def parquet_chunks(rows: Iterable[ExportRow], row_group: int = 10_000) -> Iterat
         flush(batch)
     writer.close()
     yield drain()
+
+
+def training_episodes(rows: Iterable[ExportRow]) -> Iterator[dict[str, Any]]:
+    """Each stored episode as `capture.export` reads it, one at a time, with where it came from.
+
+    Uploads carry what the uploader's level let through: no `hunk_context` (so prompts have no
+    surrounding code and there is no user's final text: preference pairs come only from kept
+    siblings), hunks only above the metrics level, and a `tier` only once uploads carry one."""
+    for row in rows:
+        try:
+            episode = orjson.loads(row.body)
+        except orjson.JSONDecodeError:
+            continue  # stored bodies were validated on ingest; a damaged one is skipped
+        if not isinstance(episode, dict):
+            continue
+        episode.setdefault("level", row.level)
+        episode["collector"] = {
+            "revision": row.revision,
+            "contributor": row.contributor,
+            "received_at": iso(row.received_at),
+        }
+        yield episode

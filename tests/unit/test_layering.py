@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("capture.testruns.sources",),
     ("capture.hooks",),
     ("capture.importers", "capture.report"),
+    ("capture.export",),
     ("capture.cli",),
     ("capture.__main__",),
 )

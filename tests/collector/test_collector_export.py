@@ -1,0 +1,92 @@
+"""`capture collector export`: episodes recorded on a machine, uploaded by the real `capture sync`
+to a real collector, exported by the team in the training formats and loaded with `datasets`.
+
+Uploads carry no context around the edits and no tiers yet (the tier rules do not upload them):
+the formats that need a tier have no rows then, `--tiers` leaves every episode out, and the
+canonical export still carries every uploaded episode with its outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.collector.conftest import StartCollector
+from tests.collector.support import make_token
+from tests.conftest import capture_env
+from tests.e2e.export_support import SECRET, record_scenario
+
+pytest.importorskip("datasets")
+
+
+def _capture(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "capture", *args],
+        capture_output=True,
+        text=True,
+        env=capture_env(home, HF_HUB_OFFLINE="1"),
+        timeout=300,
+    )
+
+
+def test_a_team_exports_what_its_members_uploaded(
+    sqlite_url: str, start_collector: StartCollector, tmp_path: Path
+) -> None:
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    recorded = record_scenario(tmp_path / "member")
+    collector = start_collector(sqlite_url)
+    token = make_token(sqlite_url, "web", "ingest")
+    enable = recorded.run(
+        "sync", "enable", "--url", collector.url, "--token", token, "--level", "redacted",
+        "--workspace", str(recorded.workspace),
+    )  # fmt: skip
+    assert enable.returncode == 0, enable.stderr
+    sent = recorded.run("sync", "now")
+    assert sent.returncode == 0, sent.stderr
+
+    out = tmp_path / "team-export"
+    team_home = tmp_path / "team"
+    proc = _capture(
+        team_home, "collector", "export", "--db", sqlite_url, "--team", "web", "--out", str(out),
+        "--format", "episodes,kto,sft-messages,dpo",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    sheet = json.loads((out / "datasheet.json").read_text())
+    assert sheet["episodes"] == 1 and sheet["options"]["team"] == "web"
+
+    from datasets import load_dataset
+
+    episodes = load_dataset(
+        "json",
+        data_files=str(out / "episodes.jsonl"),
+        split="train",
+        cache_dir=str(tmp_path / "hf-cache"),
+    )
+    (episode,) = list(episodes)
+    assert episode["id"] == recorded.episode_id and episode["level"] == "redacted"
+    assert episode["collector"]["revision"] >= 1
+    outcomes = sorted(p["outcome"] for p in episode["proposals"])
+    assert outcomes == ["edited", "kept", "kept", "rejected", "undone"]
+    assert SECRET not in (out / "episodes.jsonl").read_text()
+    # no tier was uploaded: nothing to learn from yet, and the datasheet says so
+    assert not (out / "kto.jsonl").exists() and not (out / "dpo.jsonl").exists()
+    assert sheet["episodes_by_tier"] == {"(none)": 1}
+
+    filtered = _capture(
+        team_home, "collector", "export", "--db", sqlite_url, "--team", "web",
+        "--out", str(tmp_path / "gold"), "--format", "episodes", "--tiers", "gold",
+    )  # fmt: skip
+    assert filtered.returncode == 0, filtered.stderr
+    assert json.loads((tmp_path / "gold" / "datasheet.json").read_text())["rows"] == {}
+
+    bad = _capture(
+        team_home, "collector", "export", "--db", sqlite_url, "--team", "web",
+        "--format", "csv",
+    )  # fmt: skip
+    assert bad.returncode == 2 and "unknown format 'csv'" in bad.stderr
+    assert bad.stderr.strip().count("\n") == 0
