@@ -89,7 +89,7 @@ _XCTEST_FAILED = re.compile(r"^Test Case '(?:-\[)?(.+?)\]?' failed", re.MULTILIN
 _SWIFT_TESTING = re.compile(
     r"^\S+ Test run with (\d+) tests?(?: in \d+ suites?)? (passed|failed)", re.M
 )
-_SWIFT_TESTING_FAILED = re.compile(r"^\S+ Test (.+?) failed after", re.MULTILINE)
+_SWIFT_TESTING_FAILED = re.compile(r"^\S+ Test (?!run with )(.+?) failed after", re.MULTILINE)
 _SWIFT_TESTING_SKIPPED = re.compile(r"^\S+ Test .+? skipped", re.MULTILINE)
 
 
