@@ -171,3 +171,12 @@ def test_vitest_older_tree_with_full_names_and_durations() -> None:
     )
     counts = parse_summary(out)
     assert counts is not None and counts.failing_ids == ["src/a.test.ts > sum > adds"]
+
+
+def test_exunit_excluded_tests_are_not_counted() -> None:
+    # mix test test/calc_test.exs:4 on the captured mix project (Elixir 1.14): one test ran
+    counts = parse_summary("Finished in 0.00 seconds\n5 tests, 0 failures, 4 excluded\n")
+    assert counts is not None and counts.runner == "exunit"
+    assert (counts.passed, counts.failed, counts.skipped) == (1, 0, 0)
+    counts = parse_summary("3 doctests, 5 tests, 1 failure, 1 invalid\n")
+    assert counts is not None and (counts.passed, counts.failed, counts.errors) == (6, 1, 1)
