@@ -46,6 +46,7 @@ CAPTURED: dict[str, Expected] = {
     ),
     "bun/run": ("bun", 3, 1, 0, 1, ["calc > divides"]),
     "deno/run": ("deno", 3, 1, 0, 1, ["divides"]),
+    "mocha/run": ("mocha", 3, 2, 0, 1, ["calc divides", "calc nested multiplies"]),
     "node/spec": ("node", 3, 1, 0, 1, ["divides"]),
     "node/tap": ("node", 3, 1, 0, 1, ["divides"]),
     "go/all": (

@@ -137,6 +137,10 @@ def parse_node(text: str) -> RunCounts | None:
 _MOCHA = re.compile(r"^\s+(\d+) passing \(", re.MULTILINE)
 
 
+_MOCHA_FAILING = re.compile(r"^\s+\d+ failing\s*$", re.MULTILINE)
+_MOCHA_NUMBERED = re.compile(r"^\s+\d+\) (.+?)\s*$")
+
+
 def parse_mocha(text: str) -> RunCounts | None:
     if not _MOCHA.search(text):
         return None
@@ -144,4 +148,28 @@ def parse_mocha(text: str) -> RunCounts | None:
     counts.passed = count(r"^\s+(\d+) passing", text)
     counts.failed = count(r"^\s+(\d+) failing", text)
     counts.skipped = count(r"^\s+(\d+) pending", text)
+    counts.failing_ids = unique(_mocha_failures(text))
     return counts
+
+
+def _mocha_failures(text: str) -> list[str]:
+    """After "N failing", each failure's title path, one part a line down to the one ending
+    in ":" ("  1) calc" / "       nested" / "         multiplies:"), joined as mocha's full
+    title ("calc nested multiplies")."""
+    heading = _MOCHA_FAILING.search(text)
+    if heading is None:
+        return []
+    names = []
+    lines = iter(text[heading.end() :].split("\n"))
+    for line in lines:
+        numbered = _MOCHA_NUMBERED.match(line)
+        if numbered is None:
+            continue
+        parts = [numbered.group(1)]
+        while not parts[-1].endswith(":"):
+            part = next(lines, "").strip()
+            if not part:
+                break
+            parts.append(part)
+        names.append(" ".join(parts).removesuffix(":"))
+    return names
