@@ -329,9 +329,9 @@ REPLAYED = {
         "go",
         None,
         4,
-        0,
+        1,
         None,
-        ["TestPanics", "TestAreaWrong", "TestTable", "TestTable/zero"],
+        ["TestPanics", "example.com/calc/broken", "TestAreaWrong", "TestTable", "TestTable/zero"],
     ),
     "vitest/run.tty.txt": (
         "vitest",

@@ -28,8 +28,8 @@ def _tally(line: str, runner: str, skipped: str) -> RunCounts:
 # "  ● describe › test" (a test outside any describe has no "›").
 _JEST = re.compile(r"^Tests:\s+(.*\d+ total)\s*$", re.MULTILINE)
 _JEST_FAILED = re.compile(r"^  ● (.+?)\s*$", re.MULTILINE)
-_JEST_NOT_TESTS = ("Test suite failed to run", "Console")
-_JEST_SUITE_BROKEN = re.compile(r"^  ● Test suite failed to run", re.MULTILINE)
+_JEST_FILE = re.compile(r"^\s*FAIL\s+(\S+)", re.MULTILINE)
+_JEST_SUITE_BROKEN = "Test suite failed to run"
 
 
 def parse_jest(text: str) -> RunCounts | None:
@@ -37,10 +37,20 @@ def parse_jest(text: str) -> RunCounts | None:
     if not found:
         return None
     counts = _tally(found[-1], "jest", "skipped|todo|pending")
-    # a test file that does not load has no tests to count: one error each
-    counts.errors = len(_JEST_SUITE_BROKEN.findall(text))
-    names = (m for m in _JEST_FAILED.findall(text) if m not in _JEST_NOT_TESTS)
-    counts.failing_ids = unique([_name(m) for m in names])
+    names = []
+    broken = set()
+    for m in _JEST_FAILED.finditer(text):
+        name = m.group(1)
+        if name == _JEST_SUITE_BROKEN:
+            # a test file that does not load has no tests to count: one error, named by file
+            files = _JEST_FILE.findall(text, 0, m.start())
+            if files:
+                names.append(files[-1].removeprefix("./"))
+                broken.add(files[-1])
+        elif name != "Console":
+            names.append(_name(name))
+    counts.errors = len(broken)
+    counts.failing_ids = unique(names)
     return counts
 
 
@@ -50,6 +60,8 @@ def parse_jest(text: str) -> RunCounts | None:
 _VITEST = re.compile(r"^\s*Tests\s+((?:\d+ \w+(?: \| )?)+)\s*\(\d+\)", re.MULTILINE)
 _VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S+ > .+?)\s*$", re.MULTILINE)
 _VITEST_CROSS = re.compile(r"^\s*(?:×|✗)\s+(\S+ > .+?)\s*$", re.MULTILINE)
+# a test file that did not load: " FAIL  broken/syntax.test.js [ broken/syntax.test.js ]"
+_VITEST_SUITE = re.compile(r"^\s*FAIL\s+(\S+) \[ \S+ \]\s*$", re.MULTILINE)
 
 
 def parse_vitest(text: str) -> RunCounts | None:
@@ -57,8 +69,10 @@ def parse_vitest(text: str) -> RunCounts | None:
     if not found:
         return None
     counts = _tally(found[-1], "vitest", "skipped|todo")
+    suites = unique(_VITEST_SUITE.findall(text))
+    counts.errors = len(suites)
     names = _VITEST_FAIL.findall(text) or _VITEST_CROSS.findall(text)
-    counts.failing_ids = unique([_name(n) for n in names])
+    counts.failing_ids = unique(suites + [_name(n) for n in names])
     return counts
 
 
