@@ -88,6 +88,8 @@ CAPTURED: dict[str, Expected] = {
     "mix/run": ("exunit", 3, 1, 0, 1, ["test divides (CalcTest)"]),
     "ctest/run": ("ctest", 3, 1, 0, 1, ["divides"]),
     "zig/test": ("zig", 2, 1, 0, 1, ["divides"]),
+    "bazel/run": ("bazel", 2, 1, 0, 1, ["//calc:divides_test"]),
+    "bazel/cached": ("bazel", 2, 1, 0, 1, ["//calc:divides_test"]),
     "maven/run": (
         "surefire",
         3,
