@@ -90,6 +90,7 @@ CAPTURED: dict[str, Expected] = {
     "zig/test": ("zig", 2, 1, 0, 1, ["divides"]),
     "bazel/run": ("bazel", 2, 1, 0, 1, ["//calc:divides_test"]),
     "bazel/cached": ("bazel", 2, 1, 0, 1, ["//calc:divides_test"]),
+    "gradle/run": ("gradle", 2, 2, 0, 1, ["calc.CalcTest > broken", "calc.CalcTest > divides"]),
     "maven/run": (
         "surefire",
         3,
