@@ -58,6 +58,24 @@ CAPTURED: dict[str, Expected] = {
         1,
         ["calc.test.js > calc > divides", "calc.test.js > calc > nested > slow"],
     ),
+    # vitest 3's tree repeats each failure without its file and with its duration
+    # ("× calc > divides 4ms"): the ids come from the "FAIL  file > ..." headings only
+    "vitest-3/run": (
+        "vitest",
+        3,
+        2,
+        0,
+        1,
+        ["calc.test.js > calc > divides", "calc.test.js > calc > nested > slow"],
+    ),
+    "vitest-1/run": (
+        "vitest",
+        3,
+        2,
+        0,
+        1,
+        ["calc.test.js > calc > divides", "calc.test.js > calc > nested > slow"],
+    ),
     "bun/run": ("bun", 3, 1, 0, 1, ["calc > divides"]),
     "deno/run": ("deno", 3, 1, 0, 1, ["divides"]),
     "mocha/run": ("mocha", 3, 2, 0, 1, ["calc divides", "calc nested multiplies"]),
