@@ -106,6 +106,8 @@ CAPTURED: dict[str, Expected] = {
     "mix/run": ("exunit", 3, 1, 0, 1, ["test divides (CalcTest)"]),
     "ctest/run": ("ctest", 3, 1, 0, 1, ["divides"]),
     "zig/test": ("zig", 2, 1, 0, 1, ["divides"]),
+    "zig/build": ("zig", 2, 1, 0, 1, ["divides"]),
+    "zig/build-summary": ("zig", 2, 1, 0, 1, ["divides"]),
     "bazel/run": ("bazel", 2, 1, 0, 1, ["//calc:divides_test"]),
     "bazel/cached": ("bazel", 2, 1, 0, 1, ["//calc:divides_test"]),
     "gradle/run": ("gradle", 2, 2, 0, 1, ["calc.CalcTest > broken", "calc.CalcTest > divides"]),

@@ -38,15 +38,16 @@ def parse_ctest(text: str) -> RunCounts | None:
 
 # zig test: "2 passed; 1 skipped; 1 failed." or "All 4 tests passed."; each test is announced
 # "3/4 calc.test.divides..." and ends "OK", "SKIP" or "FAIL (Error)" (on that line, or on a
-# later one when the test printed). zig build test: "Build Summary: 3/5 steps succeeded;
-# 1 failed; 2/4 tests passed; 1 skipped; 1 failed".
+# later one when the test printed).
 _ZIG = re.compile(r"^(\d+) passed; (\d+) skipped; (\d+) failed\.$", re.MULTILINE)
 _ZIG_ALL = re.compile(r"^All (\d+) tests? passed\.$", re.MULTILINE)
 _ZIG_ALL_SKIPPED = re.compile(r"^(\d+) passed; (\d+) skipped\.$", re.MULTILINE)
-_ZIG_BUILD = re.compile(
-    r"^Build Summary: .*?(\d+)/(\d+) tests passed(?:; (\d+) skipped)?(?:; (\d+) failed)?", re.M
-)
+# zig build test: "Build Summary: 3/5 steps succeeded; 1 failed; 2/4 tests passed; 1 skipped;
+# 1 failed" (0.11-0.13), "Build Summary: 1/3 steps succeeded (1 failed); 2/4 tests passed
+# (1 skipped, 1 failed)" (0.14 on), whose failures read "error: 'calc.test.divides' failed:".
+_ZIG_BUILD = re.compile(r"^Build Summary: .*?(\d+)/(\d+) tests passed(.*)$", re.MULTILINE)
 _ZIG_TEST = re.compile(r"^\d+/\d+ (?:\S+?\.)?test\.(.+?)\.\.\.(.*)$", re.MULTILINE)
+_ZIG_BUILD_FAILED = re.compile(r"^error: '(?:\S+?\.)?test\.(.+?)' failed", re.MULTILINE)
 _ZIG_FAIL = re.compile(r"^FAIL \(", re.MULTILINE)
 
 
@@ -59,8 +60,10 @@ def parse_zig(text: str) -> RunCounts | None:
     elif found := _ZIG_ALL.findall(text):
         passed, skipped, failed = int(found[-1]), 0, 0
     elif found := _ZIG_BUILD.findall(text):
-        ok, _total, s, f = found[-1]
-        passed, skipped, failed = int(ok), int(s or 0), int(f or 0)
+        ok, _total, rest = found[-1]
+        skip, fail = re.search(r"(\d+) skipped", rest), re.search(r"(\d+) failed", rest)
+        passed = int(ok)
+        skipped, failed = int(skip.group(1)) if skip else 0, int(fail.group(1)) if fail else 0
     else:
         return None
     counts.passed, counts.skipped, counts.failed = passed, skipped, failed
@@ -73,7 +76,7 @@ def parse_zig(text: str) -> RunCounts | None:
             not rest.startswith(("OK", "SKIP")) and _ZIG_FAIL.search(text, test.end(), end)
         ):
             failing.append(test.group(1))
-    counts.failing_ids = unique(failing)
+    counts.failing_ids = unique(failing + _ZIG_BUILD_FAILED.findall(text))
     return counts
 
 
