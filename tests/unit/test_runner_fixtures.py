@@ -102,6 +102,7 @@ CAPTURED: dict[str, Expected] = {
     "go/fail-only": ("go", None, 3, 0, None, ["TestAreaWrong", "TestTable", "TestTable/zero"]),
     "cargo/run": ("cargo", 4, 1, 0, 1, ["tests::divides"]),
     "rspec/run": ("rspec", 3, 1, 0, 1, ["calc_spec.rb:12"]),
+    "rspec/broken": ("rspec", 0, 0, 1, 0, ["broken_spec.rb"]),
     "phpunit/run": ("phpunit", 3, 1, 1, 1, ["CalcTest::testBroken", "CalcTest::testDivides"]),
     "mix/run": ("exunit", 3, 1, 0, 1, ["test divides (CalcTest)"]),
     "ctest/run": ("ctest", 3, 1, 0, 1, ["divides"]),

@@ -15,6 +15,8 @@ _SUMMARY = re.compile(
     re.MULTILINE,
 )
 _RERUN = re.compile(r"^rspec (\S+:\d+|\S+\[[\d:]+\]) # ", re.MULTILINE)
+# a spec file that does not load stops the run: "An error occurred while loading ./x_spec.rb."
+_NOT_LOADED = re.compile(r"^An error occurred while loading (\S+?)\.?$", re.MULTILINE)
 
 
 def parse_rspec(text: str) -> RunCounts | None:
@@ -24,6 +26,6 @@ def parse_rspec(text: str) -> RunCounts | None:
     examples, failures, pending, outside = (int(n or 0) for n in found[-1])
     counts = RunCounts("rspec", passed=examples - failures - pending, failed=failures)
     counts.skipped, counts.errors = pending, outside
-    ids = [i.removeprefix("./") for i in _RERUN.findall(text)]
+    ids = [i.removeprefix("./") for i in _RERUN.findall(text) + _NOT_LOADED.findall(text)]
     counts.failing_ids = unique(ids)
     return counts
