@@ -35,29 +35,31 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78]")
 
 #: Tried in this order; the first that finds its runner's summary wins. The ones whose
 #: closing lines could be mistaken for another's come first (go's "ok pkg 0.1s" lines last
-#: but one, mocha's "N passing" last).
-PARSERS: tuple[Callable[[str], RunCounts | None], ...] = (
-    parse_pytest,
-    parse_cargo,
-    parse_jest,
-    parse_vitest,
-    parse_bun,
-    parse_deno,
-    parse_node,
-    parse_phpunit,
-    parse_rspec,
-    parse_exunit,
-    parse_maven,
-    parse_gradle,
-    parse_sbt,
-    parse_dotnet,
-    parse_ctest,
-    parse_zig,
-    parse_swift,
-    parse_bazel,
-    parse_dart,
-    parse_go,
-    parse_mocha,
+#: but one, mocha's "N passing" last). Each runs only when the text holds one of the strings
+#: its summary cannot do without: a long log that no runner printed costs substring searches,
+#: not twenty regular-expression scans.
+PARSERS: tuple[tuple[tuple[str, ...], Callable[[str], RunCounts | None]], ...] = (
+    ((" passed", " failed", " error", " skipped", "no tests ran"), parse_pytest),
+    (("test result: ", "Summary ["), parse_cargo),
+    (("Tests:",), parse_jest),
+    (("Tests ",), parse_vitest),
+    (("Ran ",), parse_bun),
+    ((" passed",), parse_deno),
+    (("# tests ", "ℹ tests "), parse_node),
+    (("Tests: ", "OK ("), parse_phpunit),
+    ((" example",), parse_rspec),
+    ((" failure",), parse_exunit),
+    (("Tests run: ",), parse_maven),
+    ((" completed",), parse_gradle),
+    ((": Total ",), parse_sbt),
+    (("Passed!", "Failed!", "Test summary: "), parse_dotnet),
+    (("tests passed, ",), parse_ctest),
+    (("passed",), parse_zig),
+    (("Executed ", "Test run with "), parse_swift),
+    ((" out of ",), parse_bazel),
+    (("tests passed!", "tests failed.", "tests skipped."), parse_dart),
+    (("--- ", "ok ", "FAIL", "?   "), parse_go),
+    ((" passing (",), parse_mocha),
 )
 
 
@@ -73,8 +75,9 @@ def clean(output: str) -> str:
 def parse_summary(output: str) -> RunCounts | None:
     """Counts from the last summary a known runner printed, or None when none is recognised."""
     text = clean(output)
-    for parser in PARSERS:
-        counts = parser(text)
-        if counts is not None:
-            return counts
+    for needles, parser in PARSERS:
+        if any(needle in text for needle in needles):
+            counts = parser(text)
+            if counts is not None:
+                return counts
     return None
