@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["RunCounts", "count", "first_int", "unique"]
+__all__ = ["RunCounts", "count", "unique"]
 
 
 @dataclass(slots=True)
@@ -37,12 +37,6 @@ class RunCounts:
 def count(pattern: str, text: str) -> int:
     """The numbers the pattern's one group captures, added up."""
     return sum(int(m) for m in re.findall(pattern, text, re.MULTILINE))
-
-
-def first_int(pattern: str, text: str) -> int:
-    """The number the pattern's group captures first, 0 when it does not occur."""
-    found = re.search(pattern, text, re.MULTILINE)
-    return int(found.group(1)) if found else 0
 
 
 def unique(ids: list[str]) -> list[str]:

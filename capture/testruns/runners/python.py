@@ -22,7 +22,6 @@ def parse_pytest(text: str) -> RunCounts | None:
     lines = _LINE.findall(text)
     if not lines:
         return RunCounts("pytest") if _NO_TESTS.search(text) else None
-    counts = RunCounts("pytest", passed=0, failed=0, errors=0, skipped=0)
     passed = failed = errors = skipped = 0
     for number, word in re.findall(r"(\d+) (\w+)", lines[-1]):
         n = int(number)
@@ -34,6 +33,6 @@ def parse_pytest(text: str) -> RunCounts | None:
             errors += n
         elif word in ("skipped", "xfailed"):
             skipped += n
-    counts.passed, counts.failed, counts.errors, counts.skipped = passed, failed, errors, skipped
+    counts = RunCounts("pytest", passed, failed, errors, skipped)
     counts.failing_ids = unique(_FAILED_ID.findall(text))
     return counts
