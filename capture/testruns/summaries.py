@@ -40,7 +40,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78]")
 #: not twenty regular-expression scans.
 PARSERS: tuple[tuple[tuple[str, ...], Callable[[str], RunCounts | None]], ...] = (
     ((" passed", " failed", " error", " skipped", "no tests ran"), parse_pytest),
-    (("test result: ", "Summary ["), parse_cargo),
+    (("test result: ", "Summary [", "could not compile"), parse_cargo),
     (("Tests:",), parse_jest),
     (("Tests ",), parse_vitest),
     (("Ran ",), parse_bun),

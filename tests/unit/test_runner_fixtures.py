@@ -109,6 +109,7 @@ CAPTURED: dict[str, Expected] = {
     "go/ok-only-verbose": ("go", 2, 0, 0, 0, []),
     "go/fail-only": ("go", None, 3, 0, None, ["TestAreaWrong", "TestTable", "TestTable/zero"]),
     "cargo/run": ("cargo", 4, 1, 0, 1, ["tests::divides"]),
+    "cargo/broken": ("cargo", 0, 0, 1, 0, ["calc (lib test)"]),
     "rspec/run": ("rspec", 3, 1, 0, 1, ["calc_spec.rb:12"]),
     "rspec/broken": ("rspec", 0, 0, 1, 0, ["broken_spec.rb"]),
     "phpunit/run": ("phpunit", 3, 1, 1, 1, ["CalcTest::testBroken", "CalcTest::testDivides"]),

@@ -16,6 +16,10 @@ _NEXTEST = re.compile(r"Summary \[.*?\]\s+\d+ tests? run: (.*)$", re.MULTILINE)
 _NEXTEST_FAILED = re.compile(r"^\s*(?:FAIL|TIMEOUT|SIGSEGV|SIGABRT) \[.*?\]\s+(.+?)\s*$", re.M)
 
 
+# a test target that does not build: "error: could not compile `calc` (lib test) due to ..."
+_CARGO_BROKEN = re.compile(r"^error: could not compile `([^`]+)`( \([^)]+\))?", re.MULTILINE)
+
+
 def parse_cargo(text: str) -> RunCounts | None:
     nextest = _NEXTEST.findall(text)
     if nextest:
@@ -27,11 +31,12 @@ def parse_cargo(text: str) -> RunCounts | None:
         counts.failing_ids = unique(_NEXTEST_FAILED.findall(text))
         return counts
     results = _CARGO.findall(text)
-    if not results:
+    broken = unique([name + target for name, target in _CARGO_BROKEN.findall(text)])
+    if not results and not broken:
         return None
     passed = failed = ignored = 0
     for p, f, i in results:
         passed, failed, ignored = passed + int(p), failed + int(f), ignored + int(i)
-    counts = RunCounts("cargo", passed=passed, failed=failed, skipped=ignored)
-    counts.failing_ids = unique(_CARGO_FAILED.findall(text))
+    counts = RunCounts("cargo", passed=passed, failed=failed, errors=len(broken), skipped=ignored)
+    counts.failing_ids = unique(_CARGO_FAILED.findall(text) + broken)
     return counts
