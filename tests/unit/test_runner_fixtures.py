@@ -50,6 +50,7 @@ CAPTURED: dict[str, Expected] = {
         ],
     ),
     "jest/run": ("jest", 3, 2, 0, 1, ["calc › divides", "strings"]),
+    "jest-29/run": ("jest", 3, 2, 0, 1, ["calc › divides", "strings"]),
     "vitest/run": (
         "vitest",
         3,
