@@ -10,7 +10,9 @@ shell line after normalization: the line is split at `&&`, `||`, `;`, `|` and ne
 `VAR=value` assignments and wrappers (`sudo`, `env`, `time`, `timeout N`, `nice`, `uv run`,
 `poetry run`, `pipenv run`, `pdm run`, `hatch run`, `rye run`, `npx`, `bunx`, `pnpm exec`,
 `bundle exec`, `xvfb-run`, `dotenv --`) are dropped; a leading path to an interpreter
-(`.venv/bin/python3.12`) becomes its bare name (`python`).
+(`.venv/bin/python3.12`) becomes its bare name (`python`). A command that only asks the runner
+for its version, help or list of tests (`npx vitest --version`, `pytest --collect-only`) runs
+none and is not a test run.
 """
 
 from __future__ import annotations
@@ -45,7 +47,42 @@ TEST_COMMANDS: tuple[tuple[str, str], ...] = (
     ("tox", r"^tox\b"),
     ("nox", r"^nox\b"),
     ("make test", r"^make\b(?:\s+-\S+)*(?:\s+\S+=\S+)*\s+(?:test|tests|check)\b"),
+    ("mix test", r"^mix (?:test|coveralls)\b"),
+    ("deno test", r"^deno test\b"),
+    ("node --test", r"^node\b(?:\s+-\S+)*\s+--test\b"),
+    ("swift test", r"^swift test\b"),
+    ("xcodebuild test", r"^xcodebuild\b.*\s(?:test|test-without-building)\b"),
+    ("ctest", r"^ctest\b"),
+    ("ctest", r"^cmake --build\b.*\s--target\s+(?:test|check)\b"),
+    ("sbt", r"^(?:sbt|sbtn|\./sbt)\b.*\s[\"']?(?:[\w-]+/)?(?:test|testOnly|testQuick|it:test)\b"),
+    ("flutter test", r"^flutter test\b"),
+    ("dart test", r"^dart (?:run )?test\b"),
+    ("zig test", r"^zig (?:build\b.*\s)?test\b"),
+    ("bazel test", r"^(?:bazel|bazelisk)\b(?:\s+--\S+)*\s+(?:test|coverage)\b"),
+    ("gotestsum", r"^gotestsum\b"),
+    ("playwright", r"^playwright test\b"),
+    ("cypress", r"^cypress run\b"),
+    ("pest", r"^(?:pest|vendor/bin/pest|\./vendor/bin/pest)\b"),
+    ("artisan test", r"^php artisan test\b"),
+    ("rails test", r"^(?:rails|bin/rails) test\b"),
+    ("cabal test", r"^(?:cabal|stack) test\b"),
+    ("dune test", r"^dune (?:test|runtest)\b"),
+    ("gleam test", r"^gleam test\b"),
+    ("rebar3", r"^rebar3 (?:eunit|ct)\b"),
+    ("lein test", r"^lein test\b"),
+    ("prove", r"^prove\b"),
+    ("busted", r"^busted\b"),
+    ("hatch test", r"^hatch test\b"),
 )
+
+#: Options that make a runner print its version, its help or its list of tests and exit
+#: without running any: `npx vitest --version` is not a test run.
+_NOT_A_RUN = frozenset(
+    {"--version", "--help", "-h", "--usage", "--collect-only", "--co", "--listTests"}
+    | {"--list-tests", "--list"}
+)
+#: ... and the short version flags of the runners whose `-v` is not "verbose".
+_VERSION_FLAG = {"vitest": "-v", "jest": "-v", "pytest": "-V", "deno test": "-V"}
 
 _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
@@ -110,8 +147,20 @@ def matches(line: str, patterns: Iterable[tuple[str, str]]) -> str | None:
     for command in simple_commands(line):
         for name, pattern in compiled:
             if pattern.search(command):
-                return name
+                if _runs_tests(name, command):
+                    return name
+                break  # a version or help query: this command runs nothing
     return None
+
+
+def _runs_tests(name: str, command: str) -> bool:
+    tokens = command.split()[1:]
+    if "--" in tokens:  # what follows is the tests' own arguments (cargo test -- --list too)
+        head, tail = tokens[: tokens.index("--")], tokens[tokens.index("--") + 1 :]
+        tokens = head + [t for t in tail if t == "--list"]
+    if any(t in _NOT_A_RUN for t in tokens):
+        return False
+    return _VERSION_FLAG.get(name) not in tokens
 
 
 @lru_cache(maxsize=64)

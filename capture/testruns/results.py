@@ -97,6 +97,9 @@ def decode_sessions(text: str) -> list[PluginSession]:
 
 @dataclass(slots=True)
 class Results:
+    """A count is None when no source gave it (no results at all, or a summary that does not
+    say, as `go test` without `-v` about its passed tests); it is stored as NULL, never 0."""
+
     runner: str | None = None
     results_from: str | None = None  # plugin, junit, summary; None: only the exit code
     passed: int | None = None

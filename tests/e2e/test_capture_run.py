@@ -316,3 +316,73 @@ def test_closed_output_descriptors_change_nothing(tmp_path: Path) -> None:
             )
             assert proc.returncode == code, proc.stderr
             assert b"capture:" not in proc.stderr + proc.stdout
+
+
+RUNNER_OUTPUT = ROOT / "tests" / "fixtures" / "runner-output"
+
+#: A real runner's output (tests/fixtures/runner-output), replayed by a fake runner with the
+#: real exit code; what the stored run must say, read from the output by hand: runner,
+#: passed, failed, errors, skipped, failing ids. None: the output does not say.
+REPLAYED = {
+    "go/ok-only.plain.txt": ("go", None, 0, 0, None, []),
+    "go/all.tty.txt": (
+        "go",
+        None,
+        4,
+        1,
+        None,
+        ["TestPanics", "example.com/calc/broken", "TestAreaWrong", "TestTable", "TestTable/zero"],
+    ),
+    "vitest/run.tty.txt": (
+        "vitest",
+        3,
+        2,
+        0,
+        1,
+        ["calc.test.js > calc > divides", "calc.test.js > calc > nested > slow"],
+    ),
+    "mix/run.plain.txt": ("exunit", 3, 1, 0, 1, ["test divides (CalcTest)"]),
+    "phpunit/run.plain.txt": (
+        "phpunit",
+        3,
+        1,
+        1,
+        1,
+        ["CalcTest::testBroken", "CalcTest::testDivides"],
+    ),
+    "zig/test.plain.txt": ("zig", 2, 1, 0, 1, ["divides"]),
+}
+
+
+@pytest.mark.parametrize("fixture", sorted(REPLAYED))
+def test_a_real_runners_output_is_recorded_with_its_counts(tmp_path: Path, fixture: str) -> None:
+    import json
+
+    from tests.e2e.hook_support import rows, wait_for_queue
+
+    runner, file = fixture.split("/")
+    exit_code = json.loads((RUNNER_OUTPUT / runner / "runs.json").read_text())[file]["exit_code"]
+    fake = tmp_path / "fake-runner"
+    fake.write_text(
+        f"#!{PY}\nimport sys\n"
+        f"sys.stdout.buffer.write(open({str(RUNNER_OUTPUT / fixture)!r}, 'rb').read())\n"
+        f"raise SystemExit({exit_code})\n"
+    )
+    fake.chmod(0o755)
+    home = tmp_path / "home"
+    env = capture_env(home)
+    assert subprocess.run(wrapped("true"), env=env, timeout=60).returncode == 0  # the store
+    proc = subprocess.run(wrapped(str(fake)), capture_output=True, env=env, timeout=60)
+    assert proc.returncode == exit_code
+    assert proc.stdout == (RUNNER_OUTPUT / fixture).read_bytes()
+    wait_for_queue(home)
+    found = rows(
+        home,
+        "SELECT exit_code, runner, passed, failed, errors, skipped, failing_ids, results_from "
+        "FROM test_runs WHERE command LIKE '%fake-runner%'",
+    )
+    assert len(found) == 1
+    row = found[0]
+    assert row["exit_code"] == exit_code and row["results_from"] == "summary"
+    stored = (row["runner"], row["passed"], row["failed"], row["errors"], row["skipped"])
+    assert (*stored, json.loads(row["failing_ids"])) == REPLAYED[fixture]

@@ -42,6 +42,16 @@ def test_plugin_beats_junit_beats_summary() -> None:
     assert nothing.results_from is None and nothing.passed is None
 
 
+def test_counts_a_summary_does_not_give_stay_unknown_on_the_run() -> None:
+    from capture.testruns.summaries import parse_summary
+
+    summary = parse_summary("ok  \texample.com/calc/calc\t0.001s\n")
+    assert summary is not None
+    run = fill_run(TestRunInput("go test ./calc", "wrapper", 0.0), choose_results(summary=summary))
+    assert (run.runner, run.results_from) == ("go", "summary")
+    assert (run.passed, run.failed, run.errors, run.skipped) == (None, 0, 0, None)
+
+
 def test_sessions_are_summed_and_failures_listed() -> None:
     a = PluginSession(passed=2, failed=1, cases=[CaseResult("a.py::f", "failed", "a.py")])
     b = PluginSession(errors=1, skipped=3, cases=[CaseResult("b.py::e", "error", "b.py")])

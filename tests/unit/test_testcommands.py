@@ -44,6 +44,40 @@ from capture.testruns.commands import runner_of, simple_commands
         ("make test", "make test"),
         ("make -j4 check", "make test"),
         ("python -m pytest -q 2>&1 | tail -20", "pytest"),
+        ("mix test", "mix test"),
+        ("MIX_ENV=test mix test test/calc_test.exs:12", "mix test"),
+        ("cd apps/web && mix test --failed", "mix test"),
+        ("bun test", "bun test"),
+        ("bun test --watch src", "bun test"),
+        ("deno test -A", "deno test"),
+        ("node --test", "node --test"),
+        ("node --experimental-strip-types --test src/", "node --test"),
+        ("swift test --parallel", "swift test"),
+        ("xcodebuild -scheme App -destination 'platform=iOS' test", "xcodebuild test"),
+        ("ctest --test-dir build --output-on-failure", "ctest"),
+        ("cmake --build build --target test", "ctest"),
+        ("sbt test", "sbt"),
+        ("sbt 'testOnly calc.CalcSpec'", "sbt"),
+        ("sbt core/test", "sbt"),
+        ("flutter test test/widget_test.dart", "flutter test"),
+        ("dart test", "dart test"),
+        ("dart run test", "dart test"),
+        ("zig build test", "zig test"),
+        ("zig build test --summary all", "zig test"),
+        ("zig test src/calc.zig", "zig test"),
+        ("bazel test //...", "bazel test"),
+        ("bazelisk test //pkg:calc_test", "bazel test"),
+        ("bazel --output_base=/tmp/b test //...", "bazel test"),
+        ("gotestsum -- ./...", "gotestsum"),
+        ("npx playwright test", "playwright"),
+        ("php artisan test", "artisan test"),
+        ("./vendor/bin/pest", "pest"),
+        ("bin/rails test", "rails test"),
+        ("cabal test", "cabal test"),
+        ("dune runtest", "dune test"),
+        ("rebar3 eunit", "rebar3"),
+        ("pytest --version && pytest -q", "pytest"),
+        ("cargo test -- --nocapture", "cargo test"),
     ],
 )
 def test_test_commands(line: str, runner: str) -> None:
@@ -84,3 +118,36 @@ def test_simple_commands_are_normalized() -> None:
         "python -m pytest",
         "echo done",
     ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npx vitest --version",
+        "vitest -v",
+        "npx jest --version",
+        "jest --help",
+        "pytest --version",
+        "pytest -V",
+        "python -m pytest --collect-only -q",
+        "pytest --co",
+        "jest --listTests",
+        "go test -h",
+        "cargo test --help",
+        "cargo test -- --list",
+        "dotnet test --list-tests",
+        "mix test --help",
+        "deno test --help",
+        "bun test --help",
+        "rspec --version",
+        "phpunit --version",
+    ],
+)
+def test_version_and_help_queries_run_no_tests(line: str) -> None:
+    assert runner_of(line) is None
+
+
+def test_verbose_flags_still_run_tests() -> None:
+    assert runner_of("go test -v ./...") == "go test"
+    assert runner_of("pytest -v") == "pytest"
+    assert runner_of("npx vitest run --reporter verbose") == "vitest"
