@@ -40,6 +40,9 @@ def test_runner_names_from_commands_summaries_and_reports_agree_when_they_mean_o
     assert same_runner("npm test", "jest") and same_runner("make test", "pytest")  # scripts
     assert same_runner("pytest", "junit") and same_runner(None, "pytest")
     assert not same_runner("pytest", "jest") and not same_runner("go test", "surefire")
+    # every runner a command names is known: a mix run is never merged with a pytest report
+    assert same_runner("mix test", "exunit") and not same_runner("mix test", "pytest")
+    assert same_runner("flutter test", "dart") and not same_runner("bun test", "jest")
     shell = RunTimes("h", T, 2.0, "go test")
     assert same_execution(shell, RunTimes("j", T + 0.3, 1.5, "go"))
     assert not same_execution(shell, RunTimes("j", T + 0.3, 1.5, "surefire"))
