@@ -25,8 +25,18 @@ def after_text(tool: str, tool_input: Any, result: Any) -> str | None:
     return after_of(tool, tool_input, result)
 
 
+#: what Claude Code writes as a user message when the user stops it: no prompt
+_INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+
+
 def _prompt_of(message: Any) -> str | None:
-    """The text a user typed, or None for a line that only carries tool results."""
+    """The text a user typed, or None for a line that only carries tool results (or the mark
+    of an interruption)."""
+    text = _typed(message)
+    return None if text is None or text.strip() in _INTERRUPTED else text
+
+
+def _typed(message: Any) -> str | None:
     if not isinstance(message, dict):
         return None
     content = message.get("content")
