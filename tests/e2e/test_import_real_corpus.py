@@ -1,0 +1,163 @@
+"""The real-data corpus (tests/fixtures/real, see its PROVENANCE.md) through the real CLI:
+hook logs replayed with `capture import hooks`, transcripts with `capture import claude-code`.
+What each file holds is counted here from its raw JSON, independently of the readers, and the
+database must hold exactly that; every file is read with no internal error, and importing or
+replaying twice adds nothing twice."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from capture.importers.claude_transcript import read_transcript
+from tests.conftest import RunCapture, episodes_json
+from tests.e2e.hook_support import count, log_lines, no_agent_env, rows  # noqa: F401
+
+REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
+EDIT_TOOLS = {"Edit", "Write", "MultiEdit"}
+#: test runners as a reader of the logs would spot them (independent of capture's own list)
+RUNNER = re.compile(r"\b(pytest|jest|vitest|go test|cargo test|npm (run )?test|mix test)\b")
+
+
+def _moved(text: str, old_root: str, ws: Path) -> str:
+    """A corpus file with its project root moved into the test's workspace."""
+    return text.replace(old_root, str(ws))
+
+
+def _workspace(tmp_path: Path, name: str) -> Path:
+    ws = tmp_path / name
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    return ws.resolve()
+
+
+def _no_internal_error(home: Path) -> None:
+    assert not [line for line in log_lines(home) if "internal error" in line]
+
+
+def _replay(run_capture: RunCapture, folder: Path, cwd: Path) -> str:
+    result = run_capture("import", "hooks", str(folder), cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_claude_code_2x_post_tool_use_log(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    root = "/Users/dylan/projects/others/claude-ast-skill"
+    ws = _workspace(tmp_path, "claude-ast-skill")
+    raw = (REAL / "claude-code/hooks-2x/post_tool_use.json").read_text()
+    runs = [
+        p
+        for p in json.loads(raw)
+        if p["tool_name"] == "Bash" and RUNNER.search(p["tool_input"]["command"])
+    ]
+    text = _moved(raw, root, ws)
+    payloads: list[dict[str, Any]] = json.loads(text)
+    edits = [p for p in payloads if p["tool_name"] in EDIT_TOOLS]
+    # the project as the session left it: the edited file holds the edit's result
+    (edit,) = edits
+    target = Path(edit["tool_input"]["file_path"])
+    target.parent.mkdir(parents=True)
+    original = edit["tool_response"]["originalFile"]
+    target.write_text(
+        original.replace(edit["tool_input"]["old_string"], edit["tool_input"]["new_string"])
+    )
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "post_tool_use.json").write_text(text)
+
+    out = _replay(run_capture, logs, ws)
+    assert f"{len(payloads)} payload(s) fed" in out
+    proposals = rows(capture_home, "SELECT path, tool, tool_use_id, state FROM proposals")
+    assert [(r["path"], r["tool"], r["tool_use_id"], r["state"]) for r in proposals] == [
+        (str(target.relative_to(ws)), "Edit", edit["tool_use_id"], "applied")
+    ]
+    assert count(capture_home, "test_runs") == len(runs) == 0
+    _no_internal_error(capture_home)
+
+    again = _replay(run_capture, logs, ws)
+    assert "0 log(s) replayed, 1 unchanged" in again
+    assert count(capture_home, "proposals") == 1
+
+
+def test_claude_code_1x_prompt_log_with_control_characters(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    source = REAL / "claude-code/hooks-1x/user_prompt_submit.json"
+    payloads: list[dict[str, Any]] = json.loads(source.read_text())
+    typed = [p["prompt"] for p in payloads if p["hook_event_name"] == "UserPromptSubmit"]
+    assert "contin\u0003ue\n" in typed  # what the log really holds: a Ctrl-C typed into a prompt
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / source.name).write_text(source.read_text())
+
+    _replay(run_capture, logs, tmp_path)
+    recorded = episodes_json(run_capture)
+    assert sorted(e["prompt"] for e in recorded) == sorted(typed)
+    assert {e["session_id"] for e in recorded} == {p["session_id"] for p in payloads}
+    _no_internal_error(capture_home)
+    _replay(run_capture, logs, tmp_path)
+    assert len(episodes_json(run_capture)) == len(typed)
+
+
+def _transcript_lines(records: list[dict[str, Any]]) -> list[str]:
+    """The transcript as Claude Code wrote it, one record a line (the log holds it as a JSON
+    array of those records)."""
+    return [json.dumps(r) + "\n" for r in records]
+
+
+def test_claude_code_1_0_57_transcript(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    root = "/home/connerohnesorge/Documents/001Repos/templar"
+    ws = _workspace(tmp_path, "templar")
+    raw = (REAL / "claude-code/transcript-1x/chat.json").read_text()
+    commands = [
+        b["input"]["command"]
+        for r in json.loads(raw)
+        if r.get("type") == "assistant"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_use" and b["name"] == "Bash"
+    ]
+    text = _moved(raw, root, ws)
+    records: list[dict[str, Any]] = json.loads(text)
+    assert {r["version"] for r in records if "version" in r} == {"1.0.57"}
+    uses = [
+        b
+        for r in records
+        if r.get("type") == "assistant"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
+    prompts = []
+    for r in records:
+        content = r.get("message", {}).get("content") if r.get("type") == "user" else None
+        if isinstance(content, str):
+            prompts.append(content)
+        elif isinstance(content, list) and all(b["type"] == "text" for b in content):
+            joined = "\n".join(b["text"] for b in content)
+            if not joined.startswith("[Request interrupted"):
+                prompts.append(joined)
+    assert len(prompts) == 2
+    history = read_transcript(_transcript_lines(records))
+    assert [t.prompt for t in history.turns] == prompts
+    assert history.bad_lines == 0
+    assert len(history.edits) == sum(u["name"] in EDIT_TOOLS for u in uses) == 0
+    assert [r.command.command for r in history.runs] == [
+        u["input"]["command"] for u in uses if u["name"] == "Bash"
+    ]
+
+    path = tmp_path / "history" / "session.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(_transcript_lines(records)))
+    result = run_capture("import", "claude-code", str(path), cwd=ws)
+    assert result.returncode == 0, result.stderr
+    test_runs = [c for c in commands if RUNNER.search(c)]
+    assert f"0 proposal(s) (0 rejected), {len(test_runs)} test run(s)" in result.stdout
+    assert "0 unreadable line(s)" in result.stdout
+    again = run_capture("import", "claude-code", str(path), cwd=ws)
+    assert "1 unchanged since the last import" in again.stdout
