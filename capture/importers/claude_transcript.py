@@ -12,7 +12,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from capture.hooks.agents.claude_code import EDIT_TOOLS, SHELL_TOOLS, after_of, edits_of
+from capture.hooks.agents.claude_code import (
+    EDIT_TOOLS,
+    SHELL_TOOLS,
+    after_of,
+    edits_of,
+    original_of,
+)
 from capture.hooks.agents.facts import Command, Stage
 from capture.hooks.agents.fields import escape_surrogates, exit_code_in, first_text
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
@@ -144,6 +150,8 @@ def _result(
             session_id=history.session_id,
         ):
             after = None if failed else after_of(name, tool_input, response)
+            if edit.original is None:
+                edit.original = original_of(response)
             if after is not None and edit.original is not None and not edit.created_file:
                 # the file before and after: the hunks are worked out between the two, each
                 # at its place (a replacement whose text occurs twice included)

@@ -78,17 +78,28 @@ def test_the_original_file_of_claude_code_1_0_is_read_under_its_old_name() -> No
     assert claude_code.ORIGINAL_FILE == ("originalFile", "originalFileContents")
 
 
-def test_a_hook_edit_carries_the_original_file_under_either_name() -> None:
+def test_the_original_file_is_read_under_either_name() -> None:
     for name in claude_code.ORIGINAL_FILE:
-        (edit,) = claude_code.edits_of(
-            "MultiEdit",
-            {"file_path": "/ws/m.py", "edits": EDITS},
-            {"filePath": "/ws/m.py", name: ORIGINAL},
+        assert claude_code.original_of({"filePath": "/ws/m.py", name: ORIGINAL}) == ORIGINAL
+        (write,) = claude_code.edits_of(
+            "Write",
+            {"file_path": "/ws/m.py", "content": AFTER},
+            {"type": "update", "filePath": "/ws/m.py", name: ORIGINAL},
             stage=claude_code.Stage.APPLIED,
             tool_use_id="t1",
             cwd="/ws",
         )
-        assert isinstance(edit, Edit) and edit.original == ORIGINAL
+        assert isinstance(write, Edit) and write.original == ORIGINAL
+        assert not write.created_file
+    (created,) = claude_code.edits_of(
+        "Write",
+        {"file_path": "/ws/n.py", "content": AFTER},
+        {"filePath": "/ws/n.py", "originalFileContents": None},
+        stage=claude_code.Stage.APPLIED,
+        tool_use_id="t2",
+        cwd="/ws",
+    )
+    assert created.created_file
 
 
 def test_a_failed_command_of_1_0_5x_without_an_exit_code_line_ran_and_failed() -> None:

@@ -35,13 +35,27 @@ from capture.hooks.agents.fields import absolute, content_key, exit_code_in, fir
 from capture.hooks.agents.patches import structured_patch_hunks
 from capture.model import HunkInput
 
-__all__ = ["AGENT", "EDIT_TOOLS", "ORIGINAL_FILE", "SHELL_TOOLS", "after_of", "edits_of", "read"]
+__all__ = [
+    "AGENT",
+    "EDIT_TOOLS",
+    "ORIGINAL_FILE",
+    "SHELL_TOOLS",
+    "after_of",
+    "edits_of",
+    "original_of",
+    "read",
+]
 
 AGENT = "claude-code"
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 #: the names the file before an edit has had in tool results, newest first
 ORIGINAL_FILE = ("originalFile", "originalFileContents")
+
+
+def original_of(response: Any) -> str | None:
+    """The file before the edit, under whichever name the result gives it."""
+    return _original(response)[1] if isinstance(response, dict) else None
 
 
 def _original(response: dict[str, Any]) -> tuple[bool, str | None]:
@@ -130,10 +144,10 @@ def edits_of(
     path = absolute(path, cwd)
     patch = response.get("structuredPatch")
     hunks: list[HunkInput]
-    written = None
-    named, original = _original(response)
+    written = original = None
     created = vague = False
     if tool == "Write":
+        named, original = _original(response)
         written = first_text(tool_input, "content")
         if written is None:
             written = first_text(response, "content")
