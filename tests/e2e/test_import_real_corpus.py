@@ -161,3 +161,70 @@ def test_claude_code_1_0_57_transcript(
     assert "0 unreadable line(s)" in result.stdout
     again = run_capture("import", "claude-code", str(path), cwd=ws)
     assert "1 unchanged since the last import" in again.stdout
+
+
+def _codex_prompts(records: list[dict[str, Any]]) -> list[str]:
+    return [
+        r["payload"]["message"]
+        for r in records
+        if r.get("type") == "event_msg" and r["payload"].get("type") == "user_message"
+    ]
+
+
+def _claude_prompts(records: list[dict[str, Any]]) -> list[str]:
+    return [
+        r["message"]["content"]
+        for r in records
+        if r.get("type") == "user" and isinstance(r["message"].get("content"), str)
+    ]
+
+
+#: the corpus's transcripts and rollouts kept one record a line: (file, importer, project root,
+#: the prompts counted from the raw records)
+LINE_FILES = (
+    (
+        "codex/rollout-0.135/session-01.jsonl",
+        "codex",
+        "/tmp/agent-history-real-agent/codex/workspace",
+        _codex_prompts,
+    ),
+    (
+        "claude-code/transcript-2x/session-01.jsonl",
+        "claude-code",
+        "/tmp/agent-history-real-agent/claude/workspace",
+        _claude_prompts,
+    ),
+)
+
+
+def test_current_codex_and_claude_code_transcripts(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    from capture.importers.codex_rollout import read_rollout
+
+    readers = {"codex": read_rollout, "claude-code": read_transcript}
+    for name, importer, root, prompts_of in LINE_FILES:
+        ws = _workspace(tmp_path, importer)
+        text = _moved((REAL / name).read_text(), root, ws)
+        records = [json.loads(line) for line in text.splitlines()]
+        history = readers[importer](text.splitlines(keepends=True))
+        assert [t.prompt for t in history.turns] == prompts_of(records) == ["[REDACTED_PROMPT]"]
+        assert (history.bad_lines, len(history.edits), len(history.runs)) == (0, 0, 0)
+        assert history.cwd == str(ws)
+        path = tmp_path / "history" / importer / Path(name).name
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+        result = run_capture("import", importer, str(path), cwd=ws)
+        assert result.returncode == 0, result.stderr
+        assert "1 file(s) imported" in result.stdout and "0 unreadable line(s)" in result.stdout
+        again = run_capture("import", importer, str(path), cwd=ws)
+        assert "1 unchanged since the last import" in again.stdout
+    assert count(capture_home, "proposals") == count(capture_home, "test_runs") == 0
+
+
+def test_every_corpus_file_has_its_provenance() -> None:
+    provenance = (REAL / "PROVENANCE.md").read_text()
+    files = [p for p in REAL.rglob("*") if p.is_file() and p.name != "PROVENANCE.md"]
+    assert files
+    for path in files:
+        assert f"| {path.relative_to(REAL)} |" in provenance, path
