@@ -11,7 +11,10 @@ Rollout generations (ROLLOUT_GENERATIONS names them):
   then the response items themselves, one a line (`message`, `function_call`,
   `function_call_output`, `reasoning`), with `{"record_type": "state"}` lines between and no
   timestamps; no `turn_context`: each user message starts a turn;
-- "wrapped" (0.3x and later): `{"timestamp", "type", "payload"}` lines;
+- "wrapped" (0.3x and later): `{"timestamp", "type", "payload"}` lines; up to 0.4x the prompt
+  (`user_message`) comes first and a `turn_context` with no `turn_id` precedes every model
+  request; from 0.5x a `turn_context` with the turn's `turn_id` opens the turn, its prompt
+  follows;
 - apply_patch as a shell command (up to 0.5x, e.g. 0.58): a `shell` function call whose
   command is `["apply_patch", "*** Begin Patch..."]` (or a `bash -lc` heredoc of it), answered by
   its `function_call_output`; later versions call the `apply_patch` custom tool.
@@ -37,12 +40,14 @@ from capture.hooks.agents.fields import (
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 from capture.model import HunkInput
 
-__all__ = ["ROLLOUT_GENERATIONS", "diff_hunks", "read_rollout", "shell_patch"]
+__all__ = ["REFUSED_OUTPUTS", "ROLLOUT_GENERATIONS", "diff_hunks", "read_rollout", "shell_patch"]
 
 AGENT = "codex"
 _HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 SHELL_CALLS = frozenset({"shell", "exec_command", "container.exec", "local_shell", "shell_command"})
 ROLLOUT_GENERATIONS = ("bare", "wrapped")
+#: what a tool call's output says when the user declined it at the approval prompt
+REFUSED_OUTPUTS = frozenset({"patch rejected by user", "exec command rejected by user"})
 #: the response items a bare rollout line may be
 _ITEM_TYPES = frozenset(
     {
@@ -169,7 +174,8 @@ def read_rollout(lines: Iterable[str]) -> History:
     patches: dict[str, tuple[str, float, Turn | None, str | None]] = {}
     shells: dict[str, tuple[str, float, Turn | None, str | None]] = {}
     last_at = 0.0
-    contexts_seen = False
+    bare = True  # until a wrapped line is seen
+    awaiting_prompt = False  # a turn_context with a turn_id opened the turn; its prompt follows
     for raw in lines:
         if not raw.strip():
             continue
@@ -187,6 +193,7 @@ def read_rollout(lines: Iterable[str]) -> History:
         if payload is None:
             history.bad_lines += 1
             continue
+        bare = bare and payload is line
         at = last_at = timestamp(line.get("timestamp"), last_at)
         ptype = payload.get("type")
         if kind == "state":
@@ -196,7 +203,7 @@ def read_rollout(lines: Iterable[str]) -> History:
             tag = _CWD_TAG.search(json.dumps(payload.get("content")))
             if tag is not None:
                 cwd = history.cwd = tag.group(1)
-        if kind == "response_item" and ptype == "message" and not contexts_seen:
+        if kind == "response_item" and ptype == "message" and bare:
             # no turn_context lines (bare rollouts): each user message starts a turn
             text = _user_text(payload)
             if text is not None:
@@ -208,16 +215,33 @@ def read_rollout(lines: Iterable[str]) -> History:
             cwd = first_text(payload, "cwd") or cwd
             history.cwd = history.cwd or cwd
         elif kind == "turn_context":
-            contexts_seen = True
             cwd = first_text(payload, "cwd") or cwd
             model = first_text(payload, "model") or model
-            turn_id = first_text(payload, "turn_id") or f"{history.session_id}:{at}"
-            turn = Turn(turn_id, None, at, model)
-            history.turns.append(turn)
+            turn_id = first_text(payload, "turn_id")
+            if turn_id is not None and (turn is None or turn.turn_id != turn_id):
+                # a turn's own id (0.5x and later): the turn begins here, its prompt follows
+                turn = Turn(turn_id, None, at, model)
+                history.turns.append(turn)
+                awaiting_prompt = True
+            elif turn_id is None and turn is None:
+                turn = Turn(f"{history.session_id}:{at}", None, at, model)
+                history.turns.append(turn)
+                awaiting_prompt = True
+            elif turn is not None and turn.model is None:
+                # no id (up to 0.4x): a turn_context before every model request, not a turn
+                turn.model = model
         elif kind == "event_msg" and ptype == "user_message":
             text = first_text(payload, "message")
-            if turn is not None and turn.prompt is None and text:
+            if not text:
+                pass
+            elif turn is not None and awaiting_prompt and turn.prompt is None:
                 turn.prompt = text
+                awaiting_prompt = False
+            else:
+                # the prompt comes first and opens the turn (up to 0.4x), or a new prompt
+                turn = Turn(f"{history.session_id}:{at}", text, at, model)
+                history.turns.append(turn)
+                awaiting_prompt = False
         elif kind == "response_item" and ptype == "custom_tool_call":
             if payload.get("name") == "apply_patch" and isinstance(payload.get("input"), str):
                 patches[str(payload.get("call_id"))] = (payload["input"], at, turn, cwd)
@@ -308,7 +332,8 @@ def _patch_output(
         code = number(outcome.get("metadata"), "exit_code")
     else:
         code = exit_code_in(output) if isinstance(output, str) else None
-    stage = Stage.APPLIED if code in (None, 0) else Stage.FAILED
+    refused = isinstance(output, str) and output.strip() in REFUSED_OUTPUTS
+    stage = Stage.APPLIED if code in (None, 0) and not refused else Stage.FAILED
     edits, _ = patch_edits(patch[0], stage=stage, cwd=patch[3], key_id=call_id)
     for edit in edits:
         history.edits.append(PastEdit(edit, patch[1], patch[2], patch[3], None))

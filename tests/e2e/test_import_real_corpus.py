@@ -228,3 +228,70 @@ def test_every_corpus_file_has_its_provenance() -> None:
     assert files
     for path in files:
         assert f"| {path.relative_to(REAL)} |" in provenance, path
+
+
+def test_codex_0_40_rollout_with_apply_patch_through_the_shell(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    name = (
+        "codex/rollout-0.40/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
+    )
+    root = "/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2"
+    raw = (REAL / name).read_text(encoding="utf-8")
+    records = [json.loads(line) for line in raw.splitlines()]
+    assert records[0]["payload"]["cli_version"] == "0.40.0"
+    prompts = [
+        r["payload"]["message"]
+        for r in records
+        if r["type"] == "event_msg" and r["payload"]["type"] == "user_message"
+    ]
+    calls = {
+        r["payload"]["call_id"]: json.loads(r["payload"]["arguments"])
+        for r in records
+        if r["payload"].get("type") == "function_call"
+    }
+    outputs = {
+        r["payload"]["call_id"]: r["payload"]["output"]
+        for r in records
+        if r["payload"].get("type") == "function_call_output"
+    }
+    patches = {k: v for k, v in calls.items() if "apply_patch" in v["command"][-1]}
+    refused = [k for k in patches if outputs[k] == "patch rejected by user"]
+    applied = [k for k in patches if k not in refused]
+    assert (len(prompts), len(patches), len(refused)) == (2, 2, 1)
+
+    ws = _workspace(tmp_path, "spectora-labs-monorepo-v2")
+    text = _moved(raw, root, ws)
+    # the project as the session left it: the file the applied patch added
+    (done,) = applied
+    body = calls[done]["command"][-1]
+    added = re.search(r"\*\*\* Add File: (.*)\n", body)
+    assert added is not None
+    content = "".join(line[1:] + "\n" for line in body.split("\n") if line.startswith("+"))
+    target = ws / added.group(1)
+    target.parent.mkdir(parents=True)
+    target.write_text(content)
+    path = tmp_path / "sessions" / Path(name).name
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    result = run_capture("import", "codex", str(path), cwd=ws)
+    assert result.returncode == 0, result.stderr
+    assert f"{len(patches)} proposal(s) ({len(refused)} rejected), 0 test run(s)" in result.stdout
+    assert "0 unreadable line(s)" in result.stdout
+    recorded = episodes_json(run_capture)
+    assert [e["prompt"] for e in recorded] == prompts[:1]  # the second prompt made no edit
+    states = sorted((p["file"], p["state"], p["outcome"]) for p in recorded[0]["proposals"])
+    assert states == sorted(
+        [
+            (added.group(1), "applied", "kept"),
+            (
+                "apps/spectora-labs/src/app/(protected)/settings/teams/hooks/useTeamWithStats.ts",
+                "rejected",
+                "rejected",
+            ),
+        ]
+    )
+    again = run_capture("import", "codex", str(path), cwd=ws)
+    assert "1 unchanged since the last import" in again.stdout
+    assert count(capture_home, "proposals") == len(patches)
