@@ -295,3 +295,55 @@ def test_codex_0_40_rollout_with_apply_patch_through_the_shell(
     again = run_capture("import", "codex", str(path), cwd=ws)
     assert "1 unchanged since the last import" in again.stdout
     assert count(capture_home, "proposals") == len(patches)
+
+
+def test_claude_code_1x_multiedit_with_original_file_contents_and_a_vitest_run(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    root = "/Users/kesslerio/GDrive/Projects/attio-mcp-server"
+    raw = (REAL / "claude-code/hooks-1x-multiedit/post_tool_use.json").read_text()
+    originals = json.loads(raw)
+    multi = [p for p in originals if p["tool_name"] == "MultiEdit"]
+    runs = [
+        p
+        for p in originals
+        if p["tool_name"] == "Bash" and RUNNER.search(p["tool_input"]["command"])
+    ]
+    assert len(multi) == len(runs) == 1
+    # 1.0.x: the file before the edit under its old name, no tool_use_id in the payload
+    assert "originalFileContents" in multi[0]["tool_response"]
+    assert "tool_use_id" not in multi[0]
+    passed = int(re.search(r"Tests\s+(\d+) passed", runs[0]["tool_response"]["stdout"])[1])
+
+    ws = _workspace(tmp_path, "attio-mcp-server")
+    text = _moved(raw, root, ws)
+    (edit,) = [p for p in json.loads(text) if p["tool_name"] == "MultiEdit"]
+    after = edit["tool_response"]["originalFileContents"]
+    for step in edit["tool_input"]["edits"]:
+        after = after.replace(step["old_string"], step["new_string"], 1)
+    target = Path(edit["tool_input"]["file_path"])
+    target.parent.mkdir(parents=True)
+    target.write_text(after)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "post_tool_use.json").write_text(text)
+
+    _replay(run_capture, logs, ws)
+    (proposal,) = rows(capture_home, "SELECT id, path, tool, state FROM proposals")
+    assert (proposal["path"], proposal["tool"], proposal["state"]) == (
+        str(target.relative_to(ws)),
+        "MultiEdit",
+        "applied",
+    )
+    hunks = rows(capture_home, "SELECT * FROM hunks WHERE proposal_id = ?", proposal["id"])
+    assert len(hunks) == len(edit["tool_input"]["edits"])
+    (run,) = rows(capture_home, "SELECT command, exit_code, passed, failed FROM test_runs")
+    assert (run["command"], run["exit_code"], run["passed"], run["failed"]) == (
+        runs[0]["tool_input"]["command"],
+        0,
+        passed,
+        0,
+    )
+    _no_internal_error(capture_home)
+    _replay(run_capture, logs, ws)
+    assert (count(capture_home, "proposals"), count(capture_home, "test_runs")) == (1, 1)
