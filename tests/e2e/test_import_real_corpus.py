@@ -347,3 +347,64 @@ def test_claude_code_1x_multiedit_with_original_file_contents_and_a_vitest_run(
     _no_internal_error(capture_home)
     _replay(run_capture, logs, ws)
     assert (count(capture_home, "proposals"), count(capture_home, "test_runs")) == (1, 1)
+
+
+def test_claude_code_1_0_70_transcript_multiedit_and_a_failed_vitest_run(
+    tmp_path: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    root = "/Users/kesslerio/GDrive/Projects/attio-mcp-server"
+    raw = (REAL / "claude-code/transcript-1.0.70/chat.json").read_text()
+    records: list[dict[str, Any]] = json.loads(raw)
+    assert {r["version"] for r in records} == {"1.0.70"}
+    results = {
+        b["tool_use_id"]: (b, r.get("toolUseResult"))
+        for r in records
+        if r["type"] == "user"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_result"
+    }
+    uses = [
+        b
+        for r in records
+        if r["type"] == "assistant"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
+    edits = [u for u in uses if u["name"] in EDIT_TOOLS]
+    tests = [u for u in uses if u["name"] == "Bash" and RUNNER.search(u["input"]["command"])]
+    assert len(edits) == len(tests) == 1
+    (edit,), (test,) = edits, tests
+    # 1.0.x: the file before the MultiEdit as originalFileContents
+    assert "originalFileContents" in results[edit["id"]][1]
+    # a failed run: is_error, and its output with no "Exit code N" line
+    block, _ = results[test["id"]]
+    assert block["is_error"] and not re.search(r"Exit code \d+", block["content"])
+    summary = re.search(r"Tests\s+(\d+) failed \| (\d+) passed", block["content"])
+    assert summary is not None
+    failed, passed = int(summary[1]), int(summary[2])
+
+    ws = _workspace(tmp_path, "attio-mcp-server")
+    text = _moved(raw, root, ws)
+    moved = json.loads(text)
+    result = next(r["toolUseResult"] for r in moved if isinstance(r.get("toolUseResult"), dict))
+    after = result["originalFileContents"]
+    for step in result["edits"]:
+        after = after.replace(step["old_string"], step["new_string"], 1)
+    target = Path(result["filePath"])
+    target.parent.mkdir(parents=True)
+    target.write_text(after)
+    path = tmp_path / "history" / "c7428042.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(_transcript_lines(moved)))
+
+    out = run_capture("import", "claude-code", str(path), cwd=ws)
+    assert out.returncode == 0, out.stderr
+    assert "1 proposal(s) (0 rejected), 1 test run(s)" in out.stdout
+    assert "0 unreadable line(s)" in out.stdout
+    (proposal,) = rows(capture_home, "SELECT path, tool, state, outcome FROM proposals")
+    assert tuple(proposal) == (str(target.relative_to(ws)), "MultiEdit", "applied", "kept")
+    (run,) = rows(capture_home, "SELECT command, name, exit_code, passed, failed FROM test_runs")
+    # it ran and failed (not "did not start"); the transcript does not say the code
+    assert tuple(run) == (test["input"]["command"], "npm test", None, passed, failed)
+    again = run_capture("import", "claude-code", str(path), cwd=ws)
+    assert "1 unchanged since the last import" in again.stdout
