@@ -234,3 +234,13 @@ def test_a_lone_surrogate_in_a_hook_payload_is_recorded_escaped(
     assert episode["prompt"] == "fix \\ud83d the emoji"
     assert not [line for line in log_lines(capture_home) if "internal error" in line]
     assert count(capture_home, "events") >= 1
+
+
+def test_capture_import_hooks_bad_input(tmp_path: Path, run_capture: RunCapture) -> None:
+    missing = run_capture("import", "hooks", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert missing.returncode != 0 and len(missing.stderr.strip().splitlines()) == 1
+    assert "no such file or directory" in missing.stderr
+    unknown = run_capture("import", "hooks", str(tmp_path), "--agent", "nope", cwd=tmp_path)
+    assert unknown.returncode != 0 and "unknown agent 'nope'" in unknown.stderr
+    bare = run_capture("import", "hooks", cwd=tmp_path)
+    assert bare.returncode != 0 and len(bare.stderr.strip().splitlines()) == 1
