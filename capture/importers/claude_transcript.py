@@ -175,6 +175,7 @@ def _result(
     if failed:
         if text.startswith(_REFUSED):
             return  # the user declined it: it never ran
+        interrupted = text.lstrip().startswith("[Request interrupted")
         body = text.removeprefix("Error: ")
         first, _, rest = body.partition("\n")
         code = exit_code_in(first)
@@ -185,7 +186,7 @@ def _result(
             # ran and failed, with a code the transcript does not say
             output = body
         else:
-            output, failure = text, "did not start"
+            output, failure = text, "interrupted" if interrupted else "did not start"
     elif isinstance(result, dict) and result.get("interrupted"):
         code, failure = None, "interrupted"
     run = Command(

@@ -127,6 +127,11 @@ def test_a_command_that_could_not_start_or_was_refused() -> None:
         )
     )
     assert coded.runs[0].command.exit_code == 2 and coded.runs[0].command.output == "no tests ran"
+    stopped = "[Request interrupted by user for tool use]"
+    interrupted = read_transcript(
+        _claude_call("Bash", {"command": "pytest"}, stopped, stopped, error=True)
+    )
+    assert interrupted.runs[0].command.failure == "interrupted"
     refused = "The user doesn't want to proceed with this tool use. The tool use was rejected."
     assert (
         read_transcript(
