@@ -1,4 +1,5 @@
-"""`capture import claude-code|codex [PATH]` and `capture import aider [RANGE]`: backfill."""
+"""`capture import claude-code|codex [PATH]`, `capture import aider [RANGE]`: backfill; and
+`capture import hooks DIR [--agent NAME]`: hook payload logs replayed through `capture hook`."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ from pathlib import Path
 from capture.cli.context import Context
 from capture.errors import InputError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from capture.store.database import Store
+
 __all__ = ["configure", "default_root", "run", "transcripts"]
 
-SOURCES = ("claude-code", "codex", "aider")
+SOURCES = ("claude-code", "codex", "aider", "hooks")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +28,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         help="claude-code/codex: a transcript file or a folder of them (default: the agent's "
         "own, ~/.claude/projects or ~/.codex/sessions); aider: a git revision range of the "
-        "current work tree (default: all of HEAD's history)",
+        "current work tree (default: all of HEAD's history); hooks: a payload log or a folder "
+        "of them (JSON arrays, single payloads or JSON lines), fed in order through "
+        "`capture hook`",
+    )
+    parser.add_argument(
+        "--agent",
+        default="claude-code",
+        help="hooks: whose payloads the logs hold (default: claude-code)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
@@ -75,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(stats.summary())
         return 0
+    if args.source == "hooks":
+        return _replay(ctx, args)
     roots = [Path(args.target).expanduser()] if args.target else default_root(args.source)
     if args.target and not roots[0].exists():
         raise InputError(f"{args.target}: no such file or directory")
@@ -105,3 +119,89 @@ def run(args: argparse.Namespace) -> int:
 
 def _each(files: list[Path]) -> Iterator[Path]:
     yield from files
+
+
+def hook_logs(target: Path) -> list[Path]:
+    """The payload logs of a file or folder, in name order (a log names its own order)."""
+    from capture.importers.hook_logs import LOG_SUFFIXES
+
+    if target.is_file():
+        return [target]
+    return sorted(
+        (p for p in target.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES)),
+        key=lambda p: str(p.relative_to(target)),
+    )
+
+
+def _replay(ctx: Context, args: argparse.Namespace) -> int:
+    """Feed each payload of the logs to `capture hook AGENT` (the real process, in order), then
+    apply the queue; logs replayed before and unchanged since are skipped."""
+    import subprocess
+
+    from capture.cli.hook_cmd import drain_queue
+    from capture.hooks.agents import AGENTS
+    from capture.importers.hook_logs import payloads_in
+
+    if args.agent not in AGENTS:
+        raise InputError(f"unknown agent {args.agent!r} (known: {', '.join(AGENTS)})")
+    if not args.target:
+        raise InputError("capture import hooks needs a payload log or a folder of them")
+    target = Path(args.target).expanduser()
+    if not target.exists():
+        raise InputError(f"{args.target}: no such file or directory")
+    store = ctx.store
+    seen = {
+        row[0]: (row[1], row[2])
+        for row in store.conn.execute(
+            "SELECT path, size, mtime_ns FROM imported_files WHERE importer = 'hooks'"
+        )
+    }
+    files = fed = bad = skipped = 0
+    for log in hook_logs(target):
+        info = log.stat()
+        name = str(log.resolve())
+        if seen.get(name) == (info.st_size, info.st_mtime_ns):
+            skipped += 1
+            continue
+        payloads, unreadable = payloads_in(log.name, log.read_text("utf-8", "surrogateescape"))
+        bad += unreadable
+        for payload in payloads:
+            subprocess.run(
+                [sys.executable, "-m", "capture", "hook", args.agent],
+                input=payload.encode("utf-8", "surrogateescape"),
+                stdout=subprocess.DEVNULL,
+                check=False,
+            )
+            fed += 1
+        drain_queue()
+        _wait_for_queue(store)
+        with store.conn:
+            store.conn.execute(
+                """INSERT INTO imported_files (importer, path, size, mtime_ns, imported_at,
+                   proposals) VALUES ('hooks', ?, ?, ?, ?, ?) ON CONFLICT (importer, path)
+                   DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
+                   imported_at = excluded.imported_at, proposals = excluded.proposals""",
+                (name, info.st_size, info.st_mtime_ns, ctx.now(), len(payloads)),
+            )
+        files += 1
+    if not args.quiet:
+        print(
+            f"{files} log(s) replayed, {skipped} unchanged since the last replay; {fed} "
+            f"payload(s) fed to `capture hook {args.agent}`, {bad} unreadable entry(ies) "
+            "(what a payload could not record is in hooks.log)"
+        )
+    return 0
+
+
+def _wait_for_queue(store: Store, timeout: float = 60.0) -> None:
+    """Until the detached hook children have applied what they queued."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        (left,) = store.conn.execute(
+            "SELECT count(*) FROM hook_inbox WHERE set_aside_at IS NULL"
+        ).fetchone()
+        if left == 0:
+            return
+        time.sleep(0.02)

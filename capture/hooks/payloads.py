@@ -47,4 +47,10 @@ def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str,
     if not isinstance(payload, dict):
         problems.append(f"payload is a JSON {type(payload).__name__}, not an object")
         return None
+    if "\\u" in text:
+        # a lone surrogate escape ("\ud83d" without its pair) is valid JSON but no UTF-8 can
+        # hold it: kept as the escape's own text, wherever in the payload it is
+        from capture.hooks.agents.fields import escape_surrogates
+
+        payload = escape_surrogates(payload)
     return payload, text

@@ -55,6 +55,8 @@ EDIT_TOOLS = frozenset(
         "editFiles",
         "applyPatch",
         "insertEdit",
+        "replace_string_in_file",
+        "create_file",
     }
 )
 

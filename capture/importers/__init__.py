@@ -10,7 +10,8 @@ read each agent's transcripts into it (pure); `judge` finds a past edit's outcom
 text; `git_history` the first commit after an edit; `prepare` a transcript read and judged with
 no database (in worker processes); `write` prepared transcripts into the store (in the main
 process); `backfill` imports transcript files (worker pool, batches, skipping files imported
-before); `aider` aider's edits from its git commits.
+before); `aider` aider's edits from its git commits; `hook_logs` the payloads of kept hook logs
+(what `capture import hooks` replays through `capture hook`).
 
 May import everything below them in `capture/__init__.py`'s map: `capture.hooks.agents` to
 read transcripts, `capture.store`, `capture.edits`, `capture.testruns`, `capture.config` and the

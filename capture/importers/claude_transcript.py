@@ -12,49 +12,37 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from capture.hooks.agents.claude_code import EDIT_TOOLS, SHELL_TOOLS, edits_of
+from capture.hooks.agents.claude_code import (
+    EDIT_TOOLS,
+    SHELL_TOOLS,
+    after_of,
+    edits_of,
+    original_of,
+)
 from capture.hooks.agents.facts import Command, Stage
-from capture.hooks.agents.fields import exit_code_in, first_text
+from capture.hooks.agents.fields import escape_surrogates, exit_code_in, first_text
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 
 __all__ = ["after_text", "read_transcript"]
 
 
 def after_text(tool: str, tool_input: Any, result: Any) -> str | None:
-    """The whole file right after an Edit/Write/MultiEdit, when the transcript lets it be
-    worked out (from `originalFile` and the replacement)."""
-    if not isinstance(tool_input, dict):
-        return None
-    result = result if isinstance(result, dict) else {}
-    if tool == "Write":
-        return first_text(tool_input, "content") or first_text(result, "content")
-    original = result.get("originalFile")
-    if not isinstance(original, str):
-        return None
-    if tool == "MultiEdit":
-        edits = tool_input.get("edits")
-        steps = [e for e in edits if isinstance(e, dict)] if isinstance(edits, list) else []
-    else:
-        steps = [
-            {
-                "old_string": first_text(result, "oldString") or tool_input.get("old_string"),
-                "new_string": first_text(result, "newString")
-                if first_text(result, "newString") is not None
-                else tool_input.get("new_string"),
-                "replace_all": tool_input.get("replace_all") or result.get("replaceAll"),
-            }
-        ]
-    text = original
-    for step in steps:
-        old, new = step.get("old_string"), step.get("new_string")
-        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in text:
-            return None
-        text = text.replace(old, new) if step.get("replace_all") else text.replace(old, new, 1)
-    return text
+    """The whole file right after an Edit/Write/MultiEdit (Claude Code's own reading)."""
+    return after_of(tool, tool_input, result)
+
+
+#: what Claude Code writes as a user message when the user stops it: no prompt
+_INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
 
 
 def _prompt_of(message: Any) -> str | None:
-    """The text a user typed, or None for a line that only carries tool results."""
+    """The text a user typed, or None for a line that only carries tool results (or the mark
+    of an interruption)."""
+    text = _typed(message)
+    return None if text is None or text.strip() in _INTERRUPTED else text
+
+
+def _typed(message: Any) -> str | None:
     if not isinstance(message, dict):
         return None
     content = message.get("content")
@@ -86,6 +74,8 @@ def read_transcript(lines: Iterable[str], agent: str = "claude-code") -> History
         if not isinstance(line, dict):
             history.bad_lines += 1
             continue
+        if "\\u" in raw:
+            line = escape_surrogates(line)
         at = last_at = timestamp(line.get("timestamp"), last_at)
         cwd = first_text(line, "cwd") or history.cwd
         history.cwd = history.cwd or cwd
@@ -122,6 +112,10 @@ def read_transcript(lines: Iterable[str], agent: str = "claude-code") -> History
     return history
 
 
+#: how a tool result begins when the user refused the call (it did not run)
+_REFUSED = ("The user doesn't want to proceed", "The user doesn't want to take this action")
+
+
 def _content_text(block: dict[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):
@@ -155,7 +149,13 @@ def _result(
             cwd=cwd,
             session_id=history.session_id,
         ):
-            after = None if failed else after_text(name, tool_input, response)
+            after = None if failed else after_of(name, tool_input, response)
+            if edit.original is None:
+                edit.original = original_of(response)
+            if after is not None and edit.original is not None and not edit.created_file:
+                # the file before and after: the hunks are worked out between the two, each
+                # at its place (a replacement whose text occurs twice included)
+                edit.written = after
             history.edits.append(PastEdit(edit, called_at, turn, cwd, after))
         return
     if name not in SHELL_TOOLS or not isinstance(tool_input, dict):
@@ -173,10 +173,20 @@ def _result(
     code: int | None = 0
     failure = None
     if failed:
-        first, _, rest = text.removeprefix("Error: ").partition("\n")
+        if text.startswith(_REFUSED):
+            return  # the user declined it: it never ran
+        interrupted = text.lstrip().startswith("[Request interrupted")
+        body = text.removeprefix("Error: ")
+        first, _, rest = body.partition("\n")
         code = exit_code_in(first)
-        output = rest if code is not None else text
-        failure = None if code is not None else "did not start"
+        if code is not None:
+            output = rest
+        elif rest.strip():
+            # 1.0.5x-1.0.7x: the output of the failed command with no "Exit code N" line; it
+            # ran and failed, with a code the transcript does not say
+            output = body
+        else:
+            output, failure = text, "interrupted" if interrupted else "did not start"
     elif isinstance(result, dict) and result.get("interrupted"):
         code, failure = None, "interrupted"
     run = Command(

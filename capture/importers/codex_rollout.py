@@ -5,6 +5,19 @@ Source-only format (no stability promise), read leniently: `session_meta`, `turn
 their outputs) and `event_msg` (`user_message`, `patch_apply_end` with per-file diffs,
 `exec_command_end` with the exit code). `patch_apply_end.changes` is tagged either way it has
 been (`{"type": "update", ...}` or `{"update": {...}}`).
+
+Rollout generations (ROLLOUT_GENERATIONS names them):
+- "bare" (Codex CLI 0.1x-0.2x, mid 2025): a first line `{"id", "timestamp", "instructions"}`,
+  then the response items themselves, one a line (`message`, `function_call`,
+  `function_call_output`, `reasoning`), with `{"record_type": "state"}` lines between and no
+  timestamps; no `turn_context`: each user message starts a turn;
+- "wrapped" (0.3x and later): `{"timestamp", "type", "payload"}` lines; up to 0.4x the prompt
+  (`user_message`) comes first and a `turn_context` with no `turn_id` precedes every model
+  request; from 0.5x a `turn_context` with the turn's `turn_id` opens the turn, its prompt
+  follows;
+- apply_patch as a shell command (up to 0.5x, e.g. 0.58): a `shell` function call whose
+  command is `["apply_patch", "*** Begin Patch..."]` (or a `bash -lc` heredoc of it), answered by
+  its `function_call_output`; later versions call the `apply_patch` custom tool.
 """
 
 from __future__ import annotations
@@ -16,15 +29,79 @@ from typing import Any
 
 from capture.hooks.agents.codex import command_text, patch_edits
 from capture.hooks.agents.facts import Command, Edit, Stage
-from capture.hooks.agents.fields import absolute, as_object, exit_code_in, first_text, number
+from capture.hooks.agents.fields import (
+    absolute,
+    as_object,
+    escape_surrogates,
+    exit_code_in,
+    first_text,
+    number,
+)
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 from capture.model import HunkInput
 
-__all__ = ["diff_hunks", "read_rollout"]
+__all__ = ["REFUSED_OUTPUTS", "ROLLOUT_GENERATIONS", "diff_hunks", "read_rollout", "shell_patch"]
 
 AGENT = "codex"
 _HEADER = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 SHELL_CALLS = frozenset({"shell", "exec_command", "container.exec", "local_shell", "shell_command"})
+ROLLOUT_GENERATIONS = ("bare", "wrapped")
+#: what a tool call's output says when the user declined it at the approval prompt
+REFUSED_OUTPUTS = frozenset({"patch rejected by user", "exec command rejected by user"})
+#: the response items a bare rollout line may be
+_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "local_shell_call",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+    }
+)
+_PATCH = re.compile(r"\*\*\* Begin Patch\n.*?\*\*\* End Patch", re.DOTALL)
+_CWD_TAG = re.compile(r"<cwd>([^<]+)</cwd>")
+
+
+def shell_patch(command: str) -> str | None:
+    """The apply_patch text of a shell command that runs apply_patch (Codex up to 0.5x)."""
+    if "apply_patch" not in command:
+        return None
+    found = _PATCH.search(command)
+    return found.group(0) + "\n" if found else None
+
+
+def _generation(line: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
+    """(kind, payload) of a rollout line, of either generation; (None, None) when it is no
+    record of either."""
+    payload = line.get("payload")
+    if isinstance(payload, dict):
+        kind = line.get("type")
+        return (kind if isinstance(kind, str) else None), payload
+    if line.get("type") in _ITEM_TYPES:
+        return "response_item", line
+    if "record_type" in line:
+        return "state", line
+    if isinstance(line.get("id"), str) and "timestamp" in line:
+        return "session_meta", line
+    return None, None
+
+
+def _user_text(payload: dict[str, Any]) -> str | None:
+    """The text of a user message item; None for the context Codex itself sends."""
+    if payload.get("role") != "user":
+        return None
+    content = payload.get("content")
+    texts = [
+        b.get("text")
+        for b in (content if isinstance(content, list) else [])
+        if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ]
+    text = "\n".join(t for t in texts if t)
+    if not text or text.lstrip().startswith(("<environment_context>", "<user_instructions>")):
+        return None
+    return text
 
 
 def diff_hunks(diff: str) -> list[tuple[HunkInput, str | None, str | None]]:
@@ -97,6 +174,8 @@ def read_rollout(lines: Iterable[str]) -> History:
     patches: dict[str, tuple[str, float, Turn | None, str | None]] = {}
     shells: dict[str, tuple[str, float, Turn | None, str | None]] = {}
     last_at = 0.0
+    bare = True  # until a wrapped line is seen
+    awaiting_prompt = False  # a turn_context with a turn_id opened the turn; its prompt follows
     for raw in lines:
         if not raw.strip():
             continue
@@ -105,13 +184,32 @@ def read_rollout(lines: Iterable[str]) -> History:
         except ValueError:
             history.bad_lines += 1
             continue
-        payload = line.get("payload") if isinstance(line, dict) else None
-        if not isinstance(payload, dict):
+        if not isinstance(line, dict):
             history.bad_lines += 1
             continue
+        if "\\u" in raw:
+            line = escape_surrogates(line)
+        kind, payload = _generation(line)
+        if payload is None:
+            history.bad_lines += 1
+            continue
+        bare = bare and payload is line
         at = last_at = timestamp(line.get("timestamp"), last_at)
-        kind = line.get("type")
         ptype = payload.get("type")
+        if kind == "state":
+            continue
+        if cwd is None and kind == "response_item" and ptype == "message":
+            # bare rollouts say the working directory only in the context message
+            tag = _CWD_TAG.search(json.dumps(payload.get("content")))
+            if tag is not None:
+                cwd = history.cwd = tag.group(1)
+        if kind == "response_item" and ptype == "message" and bare:
+            # no turn_context lines (bare rollouts): each user message starts a turn
+            text = _user_text(payload)
+            if text is not None:
+                turn = Turn(f"{history.session_id}:{len(history.turns)}", text, at, model)
+                history.turns.append(turn)
+            continue
         if kind == "session_meta":
             history.session_id = first_text(payload, "id") or history.session_id
             cwd = first_text(payload, "cwd") or cwd
@@ -119,13 +217,31 @@ def read_rollout(lines: Iterable[str]) -> History:
         elif kind == "turn_context":
             cwd = first_text(payload, "cwd") or cwd
             model = first_text(payload, "model") or model
-            turn_id = first_text(payload, "turn_id") or f"{history.session_id}:{at}"
-            turn = Turn(turn_id, None, at, model)
-            history.turns.append(turn)
+            turn_id = first_text(payload, "turn_id")
+            if turn_id is not None and (turn is None or turn.turn_id != turn_id):
+                # a turn's own id (0.5x and later): the turn begins here, its prompt follows
+                turn = Turn(turn_id, None, at, model)
+                history.turns.append(turn)
+                awaiting_prompt = True
+            elif turn_id is None and turn is None:
+                turn = Turn(f"{history.session_id}:{at}", None, at, model)
+                history.turns.append(turn)
+                awaiting_prompt = True
+            elif turn is not None and turn.model is None:
+                # no id (up to 0.4x): a turn_context before every model request, not a turn
+                turn.model = model
         elif kind == "event_msg" and ptype == "user_message":
             text = first_text(payload, "message")
-            if turn is not None and turn.prompt is None and text:
+            if not text:
+                pass
+            elif turn is not None and awaiting_prompt and turn.prompt is None:
                 turn.prompt = text
+                awaiting_prompt = False
+            else:
+                # the prompt comes first and opens the turn (up to 0.4x), or a new prompt
+                turn = Turn(f"{history.session_id}:{at}", text, at, model)
+                history.turns.append(turn)
+                awaiting_prompt = False
         elif kind == "response_item" and ptype == "custom_tool_call":
             if payload.get("name") == "apply_patch" and isinstance(payload.get("input"), str):
                 patches[str(payload.get("call_id"))] = (payload["input"], at, turn, cwd)
@@ -135,7 +251,11 @@ def read_rollout(lines: Iterable[str]) -> History:
             name = payload.get("name") or "local_shell"
             if command and name in SHELL_CALLS:
                 workdir = first_text(args, "workdir", "working_directory") or cwd
-                shells[str(payload.get("call_id"))] = (command, at, turn, workdir)
+                patch_text = shell_patch(command)
+                if patch_text is not None:
+                    patches[str(payload.get("call_id"))] = (patch_text, at, turn, workdir)
+                else:
+                    shells[str(payload.get("call_id"))] = (command, at, turn, workdir)
         elif kind == "event_msg" and ptype == "patch_apply_end":
             call_id = str(payload.get("call_id"))
             patch = patches.pop(call_id, None)
@@ -144,12 +264,7 @@ def read_rollout(lines: Iterable[str]) -> History:
             call_id = str(payload.get("call_id"))
             patch = patches.pop(call_id, None)
             if patch is not None:
-                outcome = as_object(payload.get("output")) or {}
-                code = number(outcome.get("metadata"), "exit_code")
-                stage = Stage.APPLIED if code in (None, 0) else Stage.FAILED
-                edits, _ = patch_edits(patch[0], stage=stage, cwd=patch[3], key_id=call_id)
-                for edit in edits:
-                    history.edits.append(PastEdit(edit, patch[1], patch[2], patch[3], None))
+                _patch_output(history, patch, call_id, payload.get("output"))
         elif kind == "event_msg" and ptype == "exec_command_end":
             call_id = str(payload.get("call_id"))
             shell = shells.pop(call_id, None)
@@ -182,6 +297,10 @@ def read_rollout(lines: Iterable[str]) -> History:
                 )
         elif kind == "response_item" and ptype == "function_call_output":
             call_id = str(payload.get("call_id"))
+            shell_patched = patches.pop(call_id, None)
+            if shell_patched is not None:
+                _patch_output(history, shell_patched, call_id, payload.get("output"))
+                continue
             shell = shells.pop(call_id, None)
             if shell is not None:
                 text = payload.get("output")
@@ -199,6 +318,25 @@ def read_rollout(lines: Iterable[str]) -> History:
                 )
                 history.runs.append(PastRun(run, shell[1], shell[2], shell[3]))
     return history
+
+
+def _patch_output(
+    history: History,
+    patch: tuple[str, float, Turn | None, str | None],
+    call_id: str,
+    output: Any,
+) -> None:
+    """The edits of an apply_patch call answered by its output (no patch_apply_end seen)."""
+    outcome = as_object(output)
+    if outcome is not None:
+        code = number(outcome.get("metadata"), "exit_code")
+    else:
+        code = exit_code_in(output) if isinstance(output, str) else None
+    refused = isinstance(output, str) and output.strip() in REFUSED_OUTPUTS
+    stage = Stage.APPLIED if code in (None, 0) and not refused else Stage.FAILED
+    edits, _ = patch_edits(patch[0], stage=stage, cwd=patch[3], key_id=call_id)
+    for edit in edits:
+        history.edits.append(PastEdit(edit, patch[1], patch[2], patch[3], None))
 
 
 def _patch_end(

@@ -35,9 +35,23 @@ def _only(text: str, needle: str) -> int | None:
     return first
 
 
+def _whole_file(text: str, context: Context) -> tuple[int, int] | None:
+    """The whole text, for a hunk that was the whole file (a Write): from the file's start to
+    its end, but for the blank end it had. Such a region moves with nothing around it, so a
+    later change to it (the agent's own next Edit included) measures it, never loses it."""
+    before, after = context
+    if before != "" or after is None or after.strip():
+        return None
+    end = len(text) - len(after) if after and text.endswith(after) else len(text)
+    return 0, end
+
+
 def _find(text: str, hunk: HunkInput, context: Context) -> tuple[int, int] | None:
     before, after = context
     if before is not None and after is not None:
+        whole = _whole_file(text, context)
+        if whole is not None:
+            return whole
         region = relocate(text, hunk.new_text, before, after)
         return None if region is None else region.span()
     if hunk.new_text:

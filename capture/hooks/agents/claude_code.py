@@ -5,6 +5,13 @@ Edits: Edit, Write and the legacy MultiEdit; PostToolUse carries `tool_response`
 `tool_use_id` (denied at the permission prompt), or a PostToolUseFailure. Commands: Bash and
 PowerShell; PostToolUse means the command was counted a success (exit 0), PostToolUseFailure's
 `error` begins with "Exit code N". Episodes: `session_id` and `prompt_id` (v2.1.196+).
+
+Format generations, by the field names each wrote (seen in public hook logs and transcripts):
+- the file before an edit: `originalFileContents` (1.0.x, kept longest by MultiEdit), then
+  `originalFile` (later 1.0.x and 2.x); ORIGINAL_FILE reads both;
+- a failed Bash result: just the command's output (1.0.5x-1.0.7x transcripts), later
+  "Error: Exit code N" and then the output;
+- `permission_mode` and `tool_use_id` in hook payloads (2.x; 1.0.x sent neither).
 """
 
 from __future__ import annotations
@@ -28,11 +35,69 @@ from capture.hooks.agents.fields import absolute, content_key, exit_code_in, fir
 from capture.hooks.agents.patches import structured_patch_hunks
 from capture.model import HunkInput
 
-__all__ = ["AGENT", "EDIT_TOOLS", "SHELL_TOOLS", "edits_of", "read"]
+__all__ = [
+    "AGENT",
+    "EDIT_TOOLS",
+    "ORIGINAL_FILE",
+    "SHELL_TOOLS",
+    "after_of",
+    "edits_of",
+    "original_of",
+    "read",
+]
 
 AGENT = "claude-code"
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+#: the names the file before an edit has had in tool results, newest first
+ORIGINAL_FILE = ("originalFile", "originalFileContents")
+
+
+def original_of(response: Any) -> str | None:
+    """The file before the edit, under whichever name the result gives it."""
+    return _original(response)[1] if isinstance(response, dict) else None
+
+
+def _original(response: dict[str, Any]) -> tuple[bool, str | None]:
+    """Whether the result names the file before the edit at all, and its text (None: there
+    was no file)."""
+    for name in ORIGINAL_FILE:
+        if name in response:
+            value = response[name]
+            return True, value if isinstance(value, str) else None
+    return False, None
+
+
+def after_of(tool: str, tool_input: Any, result: Any) -> str | None:
+    """The whole file right after an Edit/Write/MultiEdit, when the result lets it be worked
+    out (the file before the edit and the replacements)."""
+    if not isinstance(tool_input, dict):
+        return None
+    result = result if isinstance(result, dict) else {}
+    if tool == "Write":
+        return first_text(tool_input, "content") or first_text(result, "content")
+    _, original = _original(result)
+    if original is None:
+        return None
+    if tool == "MultiEdit":
+        edits = tool_input.get("edits")
+        steps = [e for e in edits if isinstance(e, dict)] if isinstance(edits, list) else []
+    else:
+        new = first_text(result, "newString")
+        steps = [
+            {
+                "old_string": first_text(result, "oldString") or tool_input.get("old_string"),
+                "new_string": new if new is not None else tool_input.get("new_string"),
+                "replace_all": tool_input.get("replace_all") or result.get("replaceAll"),
+            }
+        ]
+    text = original
+    for step in steps:
+        old, new = step.get("old_string"), step.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in text:
+            return None
+        text = text.replace(old, new) if step.get("replace_all") else text.replace(old, new, 1)
+    return text
 
 
 def _call(payload: dict[str, Any], env: Mapping[str, str], event: str | None) -> Call:
@@ -82,16 +147,13 @@ def edits_of(
     written = original = None
     created = vague = False
     if tool == "Write":
+        named, original = _original(response)
         written = first_text(tool_input, "content")
         if written is None:
             written = first_text(response, "content")
         if written is None:
             return []
-        original = response.get("originalFile")
-        original = original if isinstance(original, str) else None
-        created = response.get("type") == "create" or (
-            "originalFile" in response and response.get("originalFile") is None
-        )
+        created = response.get("type") == "create" or (named and original is None)
         if created:
             hunks = [HunkInput("", written, line=1)]
         elif isinstance(patch, list) and patch:

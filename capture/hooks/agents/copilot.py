@@ -31,9 +31,16 @@ from capture.model import HunkInput
 __all__ = ["AGENT", "read"]
 
 AGENT = "copilot"
-EDIT_TOOLS = frozenset({"edit", "str_replace", "str_replace_editor", "replaceString"})
-CREATE_TOOLS = frozenset({"create", "write", "createFile"})
-SHELL_TOOLS = frozenset({"bash", "powershell", "shell", "runInTerminal", "runTerminalCommand"})
+#: Copilot CLI's names, then VS Code agent mode's (`replace_string_in_file` and `create_file`
+#: in its snake-case generation, `replaceString` and `createFile` before)
+EDIT_TOOLS = frozenset(
+    {"edit", "str_replace", "str_replace_editor", "replaceString", "replace_string_in_file"}
+)
+CREATE_TOOLS = frozenset({"create", "write", "createFile", "create_file"})
+#: `run_in_terminal` is VS Code agent mode's own name; `runInTerminal` its older spelling
+SHELL_TOOLS = frozenset(
+    {"bash", "powershell", "shell", "run_in_terminal", "runInTerminal", "runTerminalCommand"}
+)
 #: VS Code tools that name edited files without their content
 VAGUE_EDIT_TOOLS = frozenset({"editFiles", "applyPatch", "insertEdit"})
 

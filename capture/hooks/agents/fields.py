@@ -12,9 +12,11 @@ __all__ = [
     "absolute",
     "as_object",
     "content_key",
+    "escape_surrogates",
     "exit_code_in",
     "first_text",
     "number",
+    "windows_path",
 ]
 
 
@@ -53,9 +55,30 @@ def as_object(value: Any) -> dict[str, Any] | None:
     return None
 
 
+#: a Windows working directory ("C:\\Users\\...", "c:/src")
+_WINDOWS_DIR = re.compile(r"^[A-Za-z]:[\\/]")
+#: a Git-Bash (MSYS) path of a drive: "/c/Users/..."
+_MSYS_DRIVE = re.compile(r"^/([A-Za-z])(?=/|$)")
+
+
+def windows_path(path: str, cwd: str) -> str:
+    """`path` as Windows spells it, for an agent running in Git Bash against a Windows working
+    directory: "/c/Users/dana/a.py" is "C:\\Users\\dana\\a.py"; relative paths join `cwd`."""
+    import ntpath
+
+    drive = _MSYS_DRIVE.match(path)
+    if drive is not None:
+        path = drive.group(1).upper() + ":" + (path[drive.end() :] or "/")
+    if not ntpath.isabs(path):
+        path = ntpath.join(cwd, path)
+    return ntpath.normpath(path)
+
+
 def absolute(path: str, cwd: str | None) -> str:
     """`path` made absolute against the agent's working directory (Codex and Copilot send paths
     relative to it)."""
+    if cwd and _WINDOWS_DIR.match(cwd):
+        return windows_path(path, cwd)
     path = os.path.expanduser(path)
     if os.path.isabs(path) or not cwd:
         return os.path.normpath(path)
@@ -87,3 +110,18 @@ def exit_code_in(text: str) -> int | None:
     if match is None:
         return None
     return int(next(g for g in match.groups() if g is not None))
+
+
+def escape_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings (keys too) written as its escape."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {escape_surrogates(k): escape_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_surrogates(v) for v in value]
+    return value
