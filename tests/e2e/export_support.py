@@ -129,7 +129,7 @@ def record_scenario(root: Path) -> Recorded:
     with store.transaction() as conn:
         for name, tier in tiers.items():
             record_tier(conn, "proposal", ids[name], TierDecision(tier, (f"test: {name}",), 1), 1.0)
-        # the episode was silver first, then gold: a history of two decisions
+        # then the episode was silver, then gold: two more decisions in its history
         for at, tier in ((1.0, Tier.SILVER), (2.0, Tier.GOLD)):
             record_tier(conn, "episode", episode["id"], TierDecision(tier, ("test",), 1), at)
     store.close()

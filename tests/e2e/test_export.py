@@ -131,7 +131,8 @@ def test_every_format_at_full_level(recorded: Recorded, tmp_path: Path) -> None:
     (episode,) = rows(out / "episodes.jsonl")
     jsonschema.validate(episode, schema)
     assert episode["id"] == recorded.episode_id
-    assert [c["tier"] for c in episode["tier_history"]] == ["silver", "gold"]
+    # the rules' own decision when the outcomes settled, then the two the fixture wrote
+    assert [c["tier"] for c in episode["tier_history"]][-2:] == ["silver", "gold"]
     by_id = {p["id"]: p for p in episode["proposals"]}
     assert by_id[ids["undone.py"]]["tier"]["tier"] == "undone"
     assert by_id[ids["edited.py"]]["hunk_context"][0]["final"] == EDITED_BODY
