@@ -87,6 +87,11 @@ def _carry_other_regions(store: Store, root: str, path: str, text: str, now: flo
     if relative is None:
         return
     workspace_id = store.ensure_workspace(root, now)
+    if store.baseline(workspace_id, relative) == text:
+        # Nothing moved since the regions were last written (the loop writes them before a
+        # proposal whenever they moved): no diff, no reading every live proposal of the file,
+        # so a burst of proposals costs each one the same whatever the number already live.
+        return
     if store.live_proposals(workspace_id, relative):
         observe_file(store, workspace_id, relative, text, (), now=now, via="editor")
 
