@@ -151,7 +151,9 @@ def record_job(
     log.info("recorded %s proposal %s for %s", p.state.value, proposal_id, path)
     if p.state is not State.APPLIED:
         return []
-    stored = load_live(store, ids=[proposal_id])
+    # A proposal the loop follows already needs no copy of the file's text: a burst of them
+    # would hold one per proposal until the batch is delivered.
+    stored = load_live(store, ids=[proposal_id], baselines=live is None)
     if live is not None and stored:
         live.fill(stored[0])
     return stored
@@ -213,7 +215,9 @@ def decision_job(
         late=config.late,
     )
     known.add(proposal_id)
-    stored = load_live(store, ids=[proposal_id])
+    # A proposal the loop follows already needs no copy of the file's text: a burst of them
+    # would hold one per proposal until the batch is delivered.
+    stored = load_live(store, ids=[proposal_id], baselines=live is None)
     if live is not None and stored:
         live.fill(stored[0])
     return stored

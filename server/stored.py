@@ -48,9 +48,11 @@ def load_live(
     file: str | None = None,
     ids: Sequence[str] | None = None,
     after_rowid: int | None = None,
+    baselines: bool = True,
 ) -> list[StoredProposal]:
     """Live proposals, oldest first: all of them, those of one file (absolute, resolved),
-    those with the given ids, or those inserted after a rowid."""
+    those with the given ids, or those inserted after a rowid. ``baselines=False``: without
+    the file's text (None), for a caller that already follows the regions in a buffer."""
     sql = _LIVE_SQL
     params: list[object] = []
     if ids is not None:
@@ -62,14 +64,14 @@ def load_live(
         sql += " AND p.rowid > ?"
         params.append(after_rowid)
     sql += " ORDER BY p.rowid"
-    baselines: dict[tuple[int, str], str | None] = {}
+    texts: dict[tuple[int, str], str | None] = {}
     found: list[StoredProposal] = []
     for row in store.conn.execute(sql, params).fetchall():
         if file is not None and os.path.join(row["root"], row["path"]) != file:
             continue
         key = (int(row["workspace_id"]), str(row["path"]))
-        if key not in baselines:
-            baselines[key] = store.baseline(*key)
+        if key not in texts:
+            texts[key] = store.baseline(*key) if baselines else None
         due = tuple(
             float(r[0])
             for r in store.conn.execute(
@@ -86,7 +88,7 @@ def load_live(
                 path=key[1],
                 hunks=tuple(tracked_hunks(store, row["id"])),
                 due=due,
-                baseline=baselines[key],
+                baseline=texts[key],
             )
         )
     return found
