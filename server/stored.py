@@ -24,6 +24,11 @@ _LIVE_SQL = """SELECT p.rowid AS rid, p.id, p.workspace_id, w.root, p.path
         WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
 
 
+_LIVE_IDS_SQL = """SELECT p.id FROM proposals p WHERE p.workspace_id = ? AND p.path = ?
+    AND p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
+        WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredProposal:
     """A live proposal as the store holds it, with the baseline its regions refer to."""
@@ -116,7 +121,11 @@ def sync_text(
     in ``followed``. When those are all the file's live proposals, they are written as they
     are; otherwise the others are carried from the old baseline by a diff first.
     """
-    live = {str(row["id"]) for row in store.live_proposals(workspace_id, path)}
+    # Ids only (as `Store.live_proposals` selects them): this runs at every region write of
+    # an open document, and the full rows of a thousand proposals cost more than the rest.
+    live = {
+        str(row[0]) for row in store.conn.execute(_LIVE_IDS_SQL, (workspace_id, path)).fetchall()
+    }
     if live <= followed:
         store.set_baseline(workspace_id, path, text, now)
     else:
