@@ -119,8 +119,8 @@ class FrameReader:
             if lines is not None:
                 cut -= len(lines.group())  # a Content-Type line before the length
         if found is None or cut >= ends:
-            if len(buf) < ends or buf[pos:end].rstrip().endswith(b"}"):
-                return _TAKE  # short of the announced end yet, or ends as a JSON object does
+            if len(buf) < ends or buf[pos:end].rstrip().endswith((b"}", b"]")):
+                return _TAKE  # short of the announced end yet, or ends as JSON-RPC does
             # The announced bytes end oddly: perhaps in the next header's first bytes. Wait
             # until what follows them shows it (this body is not a message either way).
             following = buf.find(b"\r\n\r\n", ends, ends + MAX_HEADER)
