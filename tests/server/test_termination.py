@@ -1,5 +1,6 @@
 """SIGTERM, SIGHUP or ``exit`` right after a burst of proposals: every one of them is in the
-store when the process has gone, each once, with its regions where the buffer had them."""
+store when the process has gone, each once, with its regions where the buffer had them; and
+proposals between keystrokes keep their regions true."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.rawlsp import RawClient, frame, proposal
+from tests.server.rawlsp import RawClient, change, frame, proposal
 
 COUNT = 300
 LINES = 400
@@ -86,3 +87,41 @@ def test_exit_without_shutdown_right_after_a_burst_commits_it_all(
         if client.process.poll() is None:
             client.kill()
     _assert_all_there(capture_home, lines)
+
+
+def test_proposals_between_keystrokes_keep_their_regions_true(
+    tmp_path: Path, capture_home: Path
+) -> None:
+    """Each proposal arrives after a keystroke moved every earlier region: the store's regions,
+    written before each proposal rather than carried by a diff, still point at each agent
+    text in the final buffer."""
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    text = _document()
+    path = root / "module.py"
+    path.write_text(text)
+    lines = text.splitlines(keepends=True)
+    client = RawClient(capture_home)
+    try:
+        client.initialize(root)
+        uri = client.open(path, text)
+        for k in range(40):
+            client.send(change(uri, 2 + k, (0, 0), (0, 0), "x"))  # moves every region
+            client.send(proposal(uri, "old\n", lines[1 + 3 * k], 1 + 3 * k))
+        client.stats()
+        assert client.close() == 0
+    finally:
+        if client.process.poll() is None:
+            client.kill()
+    final = "x" * 40 + text
+    conn = sqlite3.connect(capture_home / "data" / "capture.db")
+    try:
+        hunks = conn.execute("SELECT new_text, region_start, region_end FROM hunks").fetchall()
+        (baseline,) = conn.execute("SELECT text FROM tracked_files").fetchone()
+    finally:
+        conn.close()
+    assert baseline == final
+    assert len(hunks) == 40
+    assert all(final[start:end] == new for new, start, end in hunks)
+    assert sorted(new for new, _, _ in hunks) == sorted(lines[1 + 3 * k] for k in range(40))
