@@ -9,7 +9,8 @@ core.
 that writes), ``stored`` (reading live proposals back), ``testruns``, ``junit_reports`` (JUnit
 files that appear in the workspaces), ``undo``, ``stats``, ``params`` (checking the
 ``capture/*`` params), ``workspaces`` (which folder a file belongs to, and whether it lies in the
-editor's folders at all), ``logs``, and the wire's defences: ``framing`` (splitting the byte
-stream, resynchronising after stray bytes), ``envelope`` (JSON-RPC envelopes pygls cannot take)
-and ``surrogates`` (lone surrogates, escaped for the store).
+editor's folders at all), ``logs``, ``termination`` (SIGTERM and SIGHUP ending like ``exit``),
+and the wire's defences: ``framing`` (splitting the byte stream, resynchronising after stray
+bytes and overrun lengths), ``envelope`` (JSON-RPC envelopes pygls cannot take) and
+``surrogates`` (lone surrogates, escaped for the store).
 """

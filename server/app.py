@@ -58,6 +58,7 @@ from server.params import ParamsError
 from server.pickup import Pickup
 from server.proposals import Proposals
 from server.stats import Stats
+from server.termination import on_termination
 from server.testruns import TestRuns
 from server.undo import Undo
 from server.watcher import DiskWatcher
@@ -241,6 +242,12 @@ class CaptureServer(LanguageServer):
         self.exit_code = 0 if self.protocol._shutdown else 1
         self.exited.set()
 
+    def terminated(self) -> None:
+        """A termination signal, once the input was drained: end as a clean exit would."""
+        if not self.exited.is_set():
+            self.exit_code = 0
+            self.exited.set()
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls would send window/showMessage; errors belong in the log, not the editor.
         if source is FeatureRequestError or isinstance(
@@ -380,6 +387,11 @@ async def _run_stdio(server: CaptureServer, stdin: BinaryIO, stdout: BinaryIO) -
     loop = asyncio.get_running_loop()
     server.protocol.set_writer(StdoutWriter(stdout))
     server.start(loop)
+    try:
+        input_fd: int | None = stdin.fileno()
+    except (OSError, ValueError, AttributeError):
+        input_fd = None
+    on_termination(loop, server.terminated, input_fd)
     slots = threading.Semaphore(_PENDING_BATCHES)
 
     def deliver(bodies: list[bytes]) -> None:
@@ -424,6 +436,7 @@ async def _run_tcp(
 ) -> None:
     loop = asyncio.get_running_loop()
     server.start(loop)
+    on_termination(loop, server.terminated, None)
     busy = False
 
     async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -6,6 +6,7 @@ the writer thread fills in its store fields once it is recorded.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from capture.edits.tracking import TrackedHunk
@@ -35,8 +36,9 @@ class LiveProposal:
     def fill(self, stored: StoredProposal) -> None:
         self.proposal_id = stored.proposal_id
         self.workspace_id = stored.workspace_id
-        self.root = stored.root
-        self.path = stored.path
-        self.file = stored.file
+        # Every proposal of a file would otherwise hold its own copies of the same names.
+        self.root = sys.intern(stored.root)
+        self.path = sys.intern(stored.path)
+        self.file = sys.intern(stored.file)
         self.hunk_ids = [hid for hid, _ in stored.hunks]
         self.due = sorted(stored.due)

@@ -1,8 +1,11 @@
 """Where the server's log goes: a rotated file in the state directory, and stderr.
 
 Records are handed to a queue and written by a listener thread, so a handler that logs never
-waits on the disk. Nothing is ever shown in the editor: a user reads the log file (or the
-editor's LSP log, which collects stderr).
+waits on the disk. The queue is bounded: a client sending garbage faster than the disk takes
+its log lines (one per bad message) must not grow the server's memory without end, so past the
+bound records are dropped, and the next one that fits says how many were. Nothing is ever
+shown in the editor: a user reads the log file (or the editor's LSP log, which collects
+stderr).
 """
 
 from __future__ import annotations
@@ -13,10 +16,38 @@ import queue
 import sys
 from pathlib import Path
 
-__all__ = ["LOG_FILE_NAME", "setup_logging"]
+__all__ = ["LOG_FILE_NAME", "MAX_PENDING_RECORDS", "setup_logging"]
 
 LOG_FILE_NAME = "server.log"
+#: Log records waiting for the listener past which new ones are dropped (and counted).
+MAX_PENDING_RECORDS = 2_000
 _FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+
+
+class _BoundedQueueHandler(logging.handlers.QueueHandler):
+    def __init__(self, records: queue.Queue[logging.LogRecord]) -> None:
+        super().__init__(records)
+        self.dropped = 0
+        self._reported = 0
+
+    def enqueue(self, record: logging.LogRecord) -> None:
+        try:
+            if self.dropped > self._reported:
+                missed = self.dropped - self._reported
+                note = logging.LogRecord(
+                    "server.logs",
+                    logging.WARNING,
+                    __file__,
+                    0,
+                    "%d log records dropped: they came faster than the log is written",
+                    (missed,),
+                    None,
+                )
+                self.queue.put_nowait(note)
+                self._reported = self.dropped
+            self.queue.put_nowait(record)
+        except queue.Full:
+            self.dropped += 1
 
 
 def setup_logging(
@@ -42,10 +73,10 @@ def setup_logging(
     stream.setLevel(stderr_level.upper())
     stream.setFormatter(formatter)
     handlers.append(stream)
-    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    records: queue.Queue[logging.LogRecord] = queue.Queue(MAX_PENDING_RECORDS)
     listener = logging.handlers.QueueListener(records, *handlers, respect_handler_level=True)
     listener.start()
-    queue_handler = logging.handlers.QueueHandler(records)
+    queue_handler = _BoundedQueueHandler(records)
     root_level = min(
         logging.getLevelName(level.upper()), logging.getLevelName(stderr_level.upper())
     )

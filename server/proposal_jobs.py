@@ -87,6 +87,11 @@ def _carry_other_regions(store: Store, root: str, path: str, text: str, now: flo
     if relative is None:
         return
     workspace_id = store.ensure_workspace(root, now)
+    if store.baseline(workspace_id, relative) == text:
+        # Nothing moved since the regions were last written (the loop writes them before a
+        # proposal whenever they moved): no diff, no reading every live proposal of the file,
+        # so a burst of proposals costs each one the same whatever the number already live.
+        return
     if store.live_proposals(workspace_id, relative):
         observe_file(store, workspace_id, relative, text, (), now=now, via="editor")
 
@@ -146,7 +151,9 @@ def record_job(
     log.info("recorded %s proposal %s for %s", p.state.value, proposal_id, path)
     if p.state is not State.APPLIED:
         return []
-    stored = load_live(store, ids=[proposal_id])
+    # A proposal the loop follows already needs no copy of the file's text: a burst of them
+    # would hold one per proposal until the batch is delivered.
+    stored = load_live(store, ids=[proposal_id], baselines=live is None)
     if live is not None and stored:
         live.fill(stored[0])
     return stored
@@ -208,7 +215,9 @@ def decision_job(
         late=config.late,
     )
     known.add(proposal_id)
-    stored = load_live(store, ids=[proposal_id])
+    # A proposal the loop follows already needs no copy of the file's text: a burst of them
+    # would hold one per proposal until the batch is delivered.
+    stored = load_live(store, ids=[proposal_id], baselines=live is None)
     if live is not None and stored:
         live.fill(stored[0])
     return stored

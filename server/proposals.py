@@ -109,7 +109,16 @@ class Proposals(Feature):
         if live.due:
             self.server.checkpoints.schedule(live.due[0])
 
-    def _attach(self, live: LiveProposal, doc: Document, regions: list[Region | None]) -> None:
+    def _attach(
+        self,
+        live: LiveProposal,
+        doc: Document,
+        regions: list[Region | None],
+        *,
+        as_stored: bool = False,
+    ) -> None:
+        """Follow ``live``'s ``regions`` in ``doc``; ``as_stored``: they are where its record
+        job will write them, relative to the buffer as it is, so the store needs no update."""
         keys: list[int | None] = []
         for region in regions:
             if region is None:
@@ -122,7 +131,8 @@ class Proposals(Feature):
         live.keys = keys
         live.doc = doc
         self.in_docs.setdefault(doc, []).append(live)
-        self._moved(doc)
+        if not as_stored:
+            self._moved(doc)
 
     def picked_up(self, stored: Iterable[StoredProposal]) -> None:
         """Proposals another process recorded (or live at start): track them."""
@@ -266,6 +276,11 @@ class Proposals(Feature):
         """Start following an editor-reported edit at once, located in the buffer as the
         writer thread will locate it (same text, same hints): edits typed before the record
         is written move it like any other region."""
+        if doc.dirty and self.in_document(doc):
+            # Write where the document's regions are now, with the buffer as their baseline:
+            # the record job then finds the baseline already true and carries nothing, where
+            # it would otherwise diff the file and move every live proposal of it.
+            self.persist(doc)
         located = locate(doc.buffer.text, hunks)
         live = LiveProposal(
             hunks=[
@@ -274,7 +289,7 @@ class Proposals(Feature):
             ]
         )
         regions = [None if h.span is None else Region(*h.span) for h in located]
-        self._attach(live, doc, regions)
+        self._attach(live, doc, regions, as_stored=True)
         return live
 
     def on_proposal(self, params: Any, raw: bytes) -> None:

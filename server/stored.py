@@ -24,6 +24,11 @@ _LIVE_SQL = """SELECT p.rowid AS rid, p.id, p.workspace_id, w.root, p.path
         WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
 
 
+_LIVE_IDS_SQL = """SELECT p.id FROM proposals p WHERE p.workspace_id = ? AND p.path = ?
+    AND p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
+        WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredProposal:
     """A live proposal as the store holds it, with the baseline its regions refer to."""
@@ -48,9 +53,11 @@ def load_live(
     file: str | None = None,
     ids: Sequence[str] | None = None,
     after_rowid: int | None = None,
+    baselines: bool = True,
 ) -> list[StoredProposal]:
     """Live proposals, oldest first: all of them, those of one file (absolute, resolved),
-    those with the given ids, or those inserted after a rowid."""
+    those with the given ids, or those inserted after a rowid. ``baselines=False``: without
+    the file's text (None), for a caller that already follows the regions in a buffer."""
     sql = _LIVE_SQL
     params: list[object] = []
     if ids is not None:
@@ -62,14 +69,14 @@ def load_live(
         sql += " AND p.rowid > ?"
         params.append(after_rowid)
     sql += " ORDER BY p.rowid"
-    baselines: dict[tuple[int, str], str | None] = {}
+    texts: dict[tuple[int, str], str | None] = {}
     found: list[StoredProposal] = []
     for row in store.conn.execute(sql, params).fetchall():
         if file is not None and os.path.join(row["root"], row["path"]) != file:
             continue
         key = (int(row["workspace_id"]), str(row["path"]))
-        if key not in baselines:
-            baselines[key] = store.baseline(*key)
+        if key not in texts:
+            texts[key] = store.baseline(*key) if baselines else None
         due = tuple(
             float(r[0])
             for r in store.conn.execute(
@@ -86,7 +93,7 @@ def load_live(
                 path=key[1],
                 hunks=tuple(tracked_hunks(store, row["id"])),
                 due=due,
-                baseline=baselines[key],
+                baseline=texts[key],
             )
         )
     return found
@@ -114,7 +121,11 @@ def sync_text(
     in ``followed``. When those are all the file's live proposals, they are written as they
     are; otherwise the others are carried from the old baseline by a diff first.
     """
-    live = {str(row["id"]) for row in store.live_proposals(workspace_id, path)}
+    # Ids only (as `Store.live_proposals` selects them): this runs at every region write of
+    # an open document, and the full rows of a thousand proposals cost more than the rest.
+    live = {
+        str(row[0]) for row in store.conn.execute(_LIVE_IDS_SQL, (workspace_id, path)).fetchall()
+    }
     if live <= followed:
         store.set_baseline(workspace_id, path, text, now)
     else:

@@ -122,21 +122,26 @@ class StoreWriter:
             self.open_error = exc
             store = None
         self._opened.set()
-        while True:
-            batch = [self._queue.get()]
-            while len(batch) < self._batch_limit:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except Empty:
-                    break
-            stop = any(item is _STOP for item in batch)
-            items = [item for item in batch if item is not _STOP]
-            if items:
-                self._process(store, items, attempts=3)
-            if stop:
-                break
+        while not self._next_batch(store):
+            pass
         if store is not None:
             store.close()
+
+    def _next_batch(self, store: Store | None) -> bool:
+        """Wait for, and write, one batch; True once told to stop. Its own frame, so that
+        nothing of a batch (its jobs, their texts, their results) outlives it while the thread
+        waits for the next: an idle server holds no copy of the last thousand jobs."""
+        batch = [self._queue.get()]
+        while len(batch) < self._batch_limit:
+            try:
+                batch.append(self._queue.get_nowait())
+            except Empty:
+                break
+        stop = any(item is _STOP for item in batch)
+        items = [item for item in batch if item is not _STOP]
+        if items:
+            self._process(store, items, attempts=3)
+        return stop
 
     def _process(self, store: Store | None, items: list[Any], attempts: int) -> None:
         results: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []

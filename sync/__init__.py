@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from capture.store.connection import connect
+
 __all__ = ["sync_enabled"]
 
 
@@ -17,7 +19,7 @@ def sync_enabled(db_path: Path) -> bool:
     if not db_path.exists():
         return False
     try:
-        conn = sqlite3.connect(db_path, timeout=5)
+        conn = connect(db_path, timeout=5)
         try:
             row = conn.execute("SELECT enabled FROM sync_settings WHERE id = 1").fetchone()
         finally:

@@ -3,13 +3,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import sqlite3
 import sys
 from importlib import metadata
 from typing import Any
 
 from capture import __version__
 from capture.cli.context import Context
+from capture.store.connection import SAFE_SQLITE, sqlite_version, wal_reset_safe
 from capture.store.schema import SCHEMA_VERSION, schema_version
 
 _PACKAGES = ("pygls", "lsprotocol", "watchdog", "sqlite-utils", "httpx", "rapidfuzz", "rich")
@@ -40,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {
         "agent_capture": __version__,
         "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
+        "sqlite": sqlite_version(),
+        # several processes write one WAL database: a library before the fix risks it
+        "sqlite_wal_reset_safe": wal_reset_safe(sqlite_version()),
         "packages": _versions(),
         "paths": {
             "database": str(paths.db),
@@ -85,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0 if ok else 1
     print(f"agent-capture {__version__}  python {report['python']}  sqlite {report['sqlite']}")
+    if not report["sqlite_wal_reset_safe"]:
+        safe = ".".join(map(str, SAFE_SQLITE))
+        print(
+            f"warning   SQLite {report['sqlite']} is older than {safe}: its WAL reset can "
+            "corrupt a database that several processes write (fixed in "
+            f"{safe}); see the README's note on SQLite"
+        )
     for name, version in report["packages"].items():
         print(f"  {name:<12} {version or 'MISSING'}")
     for name, value in report["paths"].items():

@@ -16,6 +16,7 @@ import sys
 import time
 
 from capture.dirs import capture_dirs
+from capture.store.connection import connect
 
 # Not `from typing import ...`: the hook's fast lane pays for every import it makes.
 TYPE_CHECKING = False
@@ -75,7 +76,7 @@ def enqueue(
     if not os.path.exists(path):
         return False
     try:
-        conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        conn = connect(path, timeout=timeout, isolation_level=None)
         try:
             conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             conn.execute("BEGIN IMMEDIATE")

@@ -416,7 +416,14 @@ def _drain_locked(store: Store, config: Config, clock: Callable[[], float]) -> i
             agent, event = row["agent"], row["event"]
             problems: list[str] = []
             try:
+                # One transaction for the whole of it, taking it off the queue included: a
+                # payload that fails half-way leaves nothing behind, so applying it again
+                # (`capture doctor --retry`) records its event and its rows once.
+                store.conn.execute("BEGIN IMMEDIATE")
                 _apply_row(store, config, row, problems, clock)
+                store.conn.execute("DELETE FROM hook_inbox WHERE id = ?", (row["id"],))
+                store.conn.execute("DELETE FROM hook_snapshots WHERE inbox_id = ?", (row["id"],))
+                store.conn.execute("COMMIT")
             except Exception as exc:  # noqa: BLE001 - set aside or left queued, never lost
                 _end_transaction(store)
                 if contention(exc):
@@ -438,16 +445,6 @@ def _drain_locked(store: Store, config: Config, clock: Callable[[], float]) -> i
                 continue
             for problem in problems:
                 log_line(config.paths.log_dir, agent, event, problem)
-            try:
-                with store.transaction():
-                    store.conn.execute("DELETE FROM hook_inbox WHERE id = ?", (row["id"],))
-                    store.conn.execute(
-                        "DELETE FROM hook_snapshots WHERE inbox_id = ?", (row["id"],)
-                    )
-            except Exception as exc:  # noqa: BLE001 - applied, but still queued: deduped later
-                _end_transaction(store)
-                log_line(config.paths.log_dir, agent, event, _left_queued(row["id"], exc))
-                return applied
             applied += 1
 
 

@@ -1,6 +1,7 @@
 """The local SQLite store: the rendezvous point of editor windows, hook commands and watchers.
 
-Stdlib sqlite3 only (the hook path cannot afford heavier imports); the schema is kept by
+Stdlib sqlite3 only (the hook path cannot afford heavier imports), connected through
+`capture.store.connection` like every process that writes the database; the schema is kept by
 `capture.store.schema`. Every write is a short `BEGIN IMMEDIATE` transaction: taking the write lock
 up front means a busy writer waits (busy timeout) instead of failing on a lock upgrade.
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from capture.errors import NotFoundError, StoreError
 from capture.store.checkpoint_rows import CheckpointRows
+from capture.store.connection import connect
 from capture.store.proposal_rows import ProposalRows
 from capture.store.run_rows import RunRows
 from capture.store.schema import SCHEMA_VERSION, migrate, schema_version
@@ -41,7 +43,7 @@ class DeferredRollups:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn = connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA synchronous=NORMAL")

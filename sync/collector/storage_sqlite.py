@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from capture.store.connection import connect
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
 from sync.collector.report import ReportRow, week_range
 from sync.collector.storage import ExportRow, time_filter
@@ -167,9 +168,7 @@ class SqliteStorage:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
-            )
+            conn = connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -257,7 +256,7 @@ class SqliteStorage:
     ) -> Iterator[ExportRow]:
         where, params = time_filter(since, until, "e.started_at", "?")
         # A connection of its own: the export streams while other requests use the thread's.
-        conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+        conn = connect(self.path, timeout=30.0, check_same_thread=False)
         try:
             cur = conn.execute(
                 f"""SELECT e.episode_id, e.revision, e.level, e.contributor, e.received_at,

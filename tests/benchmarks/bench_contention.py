@@ -1,6 +1,8 @@
-"""Hook payloads under write contention: 8 writers sending `capture hook claude-code` Edit
-payloads as fast as they can (a fresh process per call, each with its own tool_use_id), then
-every payload sent must be a proposal once the queue is drained; none may be lost.
+"""Hook payloads and test runs under write contention: 8 writers sending `capture hook
+claude-code` Edit payloads as fast as they can (a fresh process per call, each with its own
+tool_use_id), every fourth call of each writer a `capture run` of a one-line command instead;
+then every payload sent must be a proposal, and every run a test run, once the queue is
+drained; none may be lost.
 
 Peer, measured in the same run: one writer alone for as long, in a store of its own. Printed:
 payloads sent and recorded, lost, "database is locked" lines (the hooks' output and the hook
@@ -40,6 +42,7 @@ class Phase:
         self.home = base / f"home-{writers}"
         self.ws = base / f"ws-{writers}"
         self.sent = 0
+        self.runs = 0
         self.locked_output = 0
         self.failed_calls = 0
         self.elapsed = 0.0
@@ -74,6 +77,21 @@ class Phase:
             if b"database is locked" in proc.stdout + proc.stderr:
                 self.locked_output += 1
 
+    def run_command(self, tag: str) -> None:
+        """`capture run` of a command that passes, named by ``tag`` (found again by it)."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "capture", "run", "--", sys.executable, "-c", f"# {tag}"],
+            capture_output=True,
+            cwd=self.ws,
+            env=self.env(),
+        )
+        with self.lock:
+            self.runs += 1
+            if proc.returncode:
+                self.failed_calls += 1
+            if b"database is locked" in proc.stdout + proc.stderr:
+                self.locked_output += 1
+
     def setup(self) -> None:
         (self.ws / "invoicer").mkdir(parents=True)
         subprocess.run(["git", "init", "-q", str(self.ws)], check=True)
@@ -87,7 +105,10 @@ class Phase:
         def writer(tag: int) -> None:
             n = 0
             while time.monotonic() < end:
-                self.call(f"toolu_bench_{tag}_{n}")
+                if n % 4 == 3:
+                    self.run_command(f"bench_run_{tag}_{n}")
+                else:
+                    self.call(f"toolu_bench_{tag}_{n}")
                 n += 1
 
         start = time.monotonic()
@@ -98,7 +119,7 @@ class Phase:
             t.join()
         self.elapsed = time.monotonic() - start
 
-    def recorded(self) -> int:
+    def recorded(self) -> tuple[int, int]:
         # drain once more, as any reader of the store does
         subprocess.run(
             [sys.executable, "-m", "capture", "episodes", "--json"],
@@ -112,9 +133,12 @@ class Phase:
             keys = conn.execute(
                 "SELECT count(*) FROM proposals WHERE dedupe_key LIKE '%toolu_bench_%'"
             ).fetchone()[0]
+            runs = conn.execute(
+                "SELECT count(*) FROM test_runs WHERE command LIKE '%bench_run_%'"
+            ).fetchone()[0]
         finally:
             conn.close()
-        return int(keys)
+        return int(keys), int(runs)
 
     def locked_log_lines(self) -> int:
         log = self.home / "state" / "log" / "hooks.log"
@@ -135,15 +159,19 @@ def main() -> None:
             phase.run()
         single = phases[0].sent / phases[0].elapsed
         print(f"{args.seconds:g} s per phase, one process per hook call")
-        print("| writers | sent | recorded | lost | locked (output / log) | payloads/s | vs 1 |")
-        print("|---|---|---|---|---|---|---|")
+        print(
+            "| writers | payloads sent | recorded | lost | runs sent | recorded | lost | "
+            "locked (output / log) | failed calls | payloads/s | vs 1 |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for phase in phases:
-            recorded = phase.recorded()
+            recorded, runs = phase.recorded()
             rate = phase.sent / phase.elapsed
             print(
                 f"| {phase.writers} | {phase.sent} | {recorded} | {phase.sent - recorded} | "
-                f"{phase.locked_output} / {phase.locked_log_lines()} | {rate:.1f} | "
-                f"{rate / single:.2f}x |"
+                f"{phase.runs} | {runs} | {phase.runs - runs} | "
+                f"{phase.locked_output} / {phase.locked_log_lines()} | {phase.failed_calls} | "
+                f"{rate:.1f} | {rate / single:.2f}x |"
             )
 
 

@@ -306,3 +306,44 @@ def test_a_run_whose_write_meets_contention_is_queued(ws: Path, capture_home: Pa
     finally:
         other.close()
         store.close()
+
+
+def test_a_payload_that_failed_half_way_is_recorded_once_when_retried(
+    ws: Path, capture_home: Path, run_capture: RunCapture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capture.config import load_config
+    from capture.hooks import ingest
+    from capture.store.database import Store
+
+    hook(run_capture, "claude-code", edit_payload(ws, "toolu_first"), cwd=ws)
+    db = capture_home / "data" / "capture.db"
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute(
+            "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
+            "VALUES (?, 'claude-code', NULL, ?, ?, '')",
+            (time.time(), json.dumps(edit_payload(ws, "toolu_half")).encode(), str(ws)),
+        )
+    conn.close()
+    before = rows(capture_home, "SELECT count(*) FROM events")[0][0]
+
+    def fails_after_the_records(*args: Any, **kwargs: Any) -> int:
+        raise RuntimeError("a fault after the payload's rows were written")
+
+    # The fault strikes once its event and proposal are written, before it leaves the queue.
+    monkeypatch.setattr(ingest, "observe_workspace", fails_after_the_records)
+    store = Store.open(db)
+    try:
+        ingest.drain(store, load_config())
+    finally:
+        store.close()
+    monkeypatch.undo()
+    (aside,) = rows(capture_home, "SELECT * FROM hook_inbox")
+    assert aside["set_aside_at"] is not None and "a fault after" in aside["error"]
+    assert rows(capture_home, "SELECT count(*) FROM events")[0][0] == before  # nothing kept
+    retried = run_capture("doctor", "--retry", cwd=ws)
+    assert "retried   1 of 1" in retried.stdout, retried.stdout
+    assert rows(capture_home, "SELECT * FROM hook_inbox") == []
+    assert rows(capture_home, "SELECT count(*) FROM events")[0][0] == before + 1
+    keys = [r[0] for r in rows(capture_home, "SELECT dedupe_key FROM proposals")]
+    assert len([k for k in keys if "toolu_half" in k]) == 1, keys

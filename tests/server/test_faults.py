@@ -329,3 +329,69 @@ def test_a_lone_surrogate_is_a_character_like_any_other(
     # One character typed into the early region, none into the late one: the same figures
     # whichever character it was.
     assert by_text == {"agent early\n": ("kept", EARLY), "agent late\n": ("kept", 1.0)}
+
+
+def _methods(stream: bytes, size: int) -> tuple[list[str | None], FrameReader]:
+    reader = FrameReader()
+    bodies = []
+    for i in range(0, len(stream), size):
+        bodies.extend(reader.feed(stream[i : i + size]))
+    methods = []
+    for body in bodies:
+        try:
+            methods.append(json.loads(body).get("method"))
+        except ValueError:
+            methods.append(None)
+    return methods, reader
+
+
+def test_a_length_that_overruns_its_message_does_not_swallow_the_next() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "method": "a"}).encode()
+    for extra in (1, 40, 5000):
+        # The header announces more than the message has before the next header.
+        overrun = b"Content-Length: %d\r\n\r\n" % (len(body) + extra) + body
+        typed = b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+        for glue in (b"", typed):
+            stream = overrun + glue + frame({"method": "b"}) + frame({"method": "c"})
+            for size in (1, 7, len(stream)):
+                methods, reader = _methods(stream, size)
+                assert methods == ["a", "b", "c"], (extra, glue, size)
+                assert reader.overrun == 1
+    # The last message of a burst, overrun, with its successor complete: handled at once,
+    # without waiting for bytes the client will never send.
+    reader = FrameReader()
+    overrun = b"Content-Length: 9999\r\n\r\n" + body
+    assert [json.loads(b)["method"] for b in reader.feed(overrun + frame({"method": "b"}))] == [
+        "a",
+        "b",
+    ]
+
+
+def test_a_frame_that_holds_a_header_is_taken_at_its_length() -> None:
+    inner = b"Content-Length: 2\r\n\r\n"
+    stream = frame(inner) + frame({"method": "b"})
+    for size in (1, 5, len(stream)):
+        methods, reader = _methods(stream, size)
+        assert methods == [None, "b"]
+        assert reader.overrun == 0
+
+
+def test_an_overrun_frame_then_a_request_is_answered(
+    tmp_path: Path, capture_home: Path, client: RawClient
+) -> None:
+    root, doc = project(tmp_path)
+    client.initialize(root)
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "capture/testRun",
+            "params": {"command": "pytest", "name": "overrun", "exitCode": 0},
+        }
+    ).encode()
+    client.send(b"Content-Length: %d\r\n\r\n" % (len(body) + 300) + body)
+    stats = client.stats()  # answered: the server does not wait for the 300 bytes
+    assert stats["server"]["badFrames"] == 1
+    client.notify("capture/testRun", {"command": "pytest", "name": "after", "exitCode": 0})
+    assert client.close() == 0
+    names = sorted(r["name"] for r in rows(capture_home, "SELECT name FROM test_runs"))
+    assert names == ["after", "overrun"]
