@@ -66,7 +66,7 @@ w.run(async (browser) => {
   log('undid and redid the agent edit');
 
   const settled = await w.waitFor(
-    () => w.traceEvents().filter((e) => e.event === 'stats' && e.proposals >= 3 && e.pending === 0 && e.at > 0).pop(),
+    () => w.traceEvents().filter((e) => e.event === 'stats' && e.proposals >= 3 && e.pending === 0).pop(),
     120000,
     'every proposal settled',
   );

@@ -155,3 +155,21 @@ module.exports = {
   config, log, sleep, waitFor, traceEvents, openWorkbench, chord, openFile, gotoLineEnd,
   editorText, statusBarText, notifications, screenshot, run,
 };
+
+/** The live `capture serve` processes writing into this test's CAPTURE_HOME (from /proc). */
+function liveServers() {
+  const home = `CAPTURE_HOME=${process.env.CAPTURE_HOME}`;
+  const pids = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+      if (!argv.includes('serve') || !argv.some((a) => a.endsWith('capture'))) continue;
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(home)) pids.push(Number(name));
+    } catch {}
+  }
+  return pids.sort((a, b) => a - b);
+}
+module.exports.liveServers = liveServers;

@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): AgentCaptureApi {
       status.text = `$(pulse) ${statusText(stats)}`;
       status.tooltip = statusTooltip(stats);
       status.show();
-      trace('stats', { text: status.text, proposals: stats.proposals, pending: stats.outcomes?.pending ?? 0, keptRate: stats.keptRate, at: Date.now() });
+      trace('stats', { text: status.text, proposals: stats.proposals, pending: stats.outcomes?.pending ?? 0, keptRate: stats.keptRate, serverPid: stats.server?.pid });
     } catch (err) {
       output.appendLine(`capture.stats: ${String(err)}`);
     }

@@ -7,6 +7,7 @@ export interface Stats {
   outcomes?: Record<string, number>;
   testRuns?: { total?: number; passed?: number; failed?: number };
   line?: string;
+  server?: { pid?: number; version?: string };
 }
 
 function plural(n: number, one: string, many: string): string {

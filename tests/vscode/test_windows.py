@@ -1,0 +1,56 @@
+"""One `capture serve` per VS Code window: a reload starts no second server (the old one
+stops), a second window has its own, closing that window stops it, and a server that dies is
+started again."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.vscode.codeserver import (
+    CodeServer,
+    capture_serve_pids,
+    link_project_venv,
+    needs_vscode,
+    run_driver,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def test_one_server_per_window(tmp_path: Path, capture_home: Path) -> None:
+    needs_vscode()
+    ws = tmp_path / "project"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    (ws / "app.py").write_text("print('hello')\n")
+    link_project_venv(ws)
+    base = tmp_path / "vscode"
+    base.mkdir()
+    settings = {"agentCapture.statusBar.refreshSeconds": 1}
+    with CodeServer(base, capture_home, settings=settings) as server:
+        steps = run_driver("windows.js", server, {"folder": str(ws.resolve())})
+        # The driver closed its browser: with its last window gone, code-server still running,
+        # no server is left.
+        deadline = time.monotonic() + 60
+        while capture_serve_pids(capture_home) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left_while_running = capture_serve_pids(capture_home)
+    first, reloaded, second = steps["first"], steps["reloaded"], steps["second"]
+    assert first["live"] == [first["server"]], steps
+    # The reload: a new extension host with one new server; the old window's server is gone.
+    assert reloaded["host"] != first["host"] and reloaded["server"] != first["server"], steps
+    assert reloaded["live"] == [reloaded["server"]] and not reloaded["firstAlive"], steps
+    # A second window has its own server, and closing it stops that one only.
+    assert sorted(second["live"]) == sorted([reloaded["server"], second["server"]]), steps
+    assert steps["closed"]["live"] == [reloaded["server"]], steps
+    # Killed, the server comes back for the same window, alone.
+    restarted = steps["restarted"]
+    assert restarted["host"] == reloaded["host"], steps
+    assert restarted["live"] == [restarted["server"]] != [reloaded["server"]], steps
+    assert "restart" in [e["event"] for e in steps["trace"]], steps
+    assert left_while_running == [], steps
+    assert capture_serve_pids(capture_home) == []
