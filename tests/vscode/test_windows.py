@@ -4,7 +4,9 @@ started again."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,7 +15,6 @@ import pytest
 from tests.vscode.codeserver import (
     CodeServer,
     capture_serve_pids,
-    link_project_venv,
     needs_vscode,
     run_driver,
 )
@@ -27,11 +28,14 @@ def test_one_server_per_window(tmp_path: Path, capture_home: Path) -> None:
     ws.mkdir()
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (ws / "app.py").write_text("print('hello')\n")
-    link_project_venv(ws)
     base = tmp_path / "vscode"
     base.mkdir()
     settings = {"agentCapture.statusBar.refreshSeconds": 1}
-    with CodeServer(base, capture_home, settings=settings) as server:
+    # `capture` found on PATH (VSCODE_CLI=1: the extension host keeps this PATH rather than
+    # the login shell's).
+    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    env = {"PATH": path, "VSCODE_CLI": "1"}
+    with CodeServer(base, capture_home, settings=settings, env=env) as server:
         steps = run_driver("windows.js", server, {"folder": str(ws.resolve())})
         # The driver closed its browser: with its last window gone, code-server still running,
         # no server is left.
