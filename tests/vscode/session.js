@@ -72,7 +72,21 @@ w.run(async (browser) => {
   );
   // the status bar shows what the last answer said
   await w.waitFor(async () => (await w.statusBarText(page)) === settled.text.replace(/^\$\([a-z-]+\)\s*/, ''), 30000, 'the status bar showing the settled figures');
+  // The status bar item opens the report (`capture report --html`) in a webview.
+  await page.click('.statusbar-item[id*="agentCapture.status"] a, .statusbar-item[id*="agentCapture.status"]');
+  await w.waitFor(
+    () => page.evaluate(() => [...document.querySelectorAll('.tabs-container .tab')].some((t) => t.textContent.includes('agent-capture report'))),
+    60000,
+    'the report tab',
+  );
+  const reportFrames = await w.waitFor(async () => {
+    for (const frame of page.frames()) {
+      const text = await frame.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
+      if (/claude-code/.test(text) && /kept/i.test(text)) return text.slice(0, 2000);
+    }
+    return null;
+  }, 60000, 'the report page showing the agent');
   const dirty = await page.evaluate(() => [...document.querySelectorAll('.tabs-container .tab.dirty')].map((t) => t.textContent.trim()));
   await w.screenshot(page, 'settled');
-  return { statusBar: await w.statusBarText(page), dirty, settled };
+  return { statusBar: await w.statusBarText(page), dirty, settled, report: reportFrames };
 });

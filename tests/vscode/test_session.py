@@ -112,3 +112,5 @@ def test_unsaved_rewrite_undo_and_redo_in_vscode(tmp_path: Path, capture_home: P
     assert ROLES["edited"] in " ".join(seen["dirty"])
     # One kept of three settled.
     assert seen["statusBar"] == "capture: 33% kept · 3 proposals · 0 tests", seen
+    # Clicking it showed the report, which names the agent.
+    assert "claude-code" in seen["report"], seen["report"]

@@ -6,6 +6,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { agentsIn, AGENT_MARKERS } from './agents';
 import { errorLine, runCapture } from './cli';
+import { webviewHtml } from './webview';
 
 export interface CommandContext {
   /** the located `capture`, or undefined (then the missing-capture message is shown) */
@@ -25,13 +26,6 @@ async function pickRoot(title: string): Promise<string | undefined> {
   if (files.length === 1) return files[0].uri.fsPath;
   const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: title });
   return picked?.uri.fsPath;
-}
-
-const CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:;">`;
-
-/** The report page (inline CSS and SVG, no script), with a policy that forbids anything else. */
-export function webviewHtml(page: string): string {
-  return /<head[^>]*>/i.test(page) ? page.replace(/<head[^>]*>/i, (h) => `${h}${CSP}`) : `${CSP}${page}`;
 }
 
 export async function showReport(ctx: CommandContext): Promise<void> {
