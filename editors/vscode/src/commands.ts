@@ -51,7 +51,8 @@ export async function showReport(ctx: CommandContext): Promise<void> {
 }
 
 async function runAndTell(ctx: CommandContext, command: string, args: string[], cwd: string): Promise<boolean> {
-  ctx.output.appendLine(`$ capture ${args.join(' ')}`);
+  // the token stays out of the log
+  ctx.output.appendLine(`$ capture ${args.map((a, i) => (args[i - 1] === '--token' ? '***' : a)).join(' ')}`);
   const result = await runCapture(command, args, cwd, ctx.env());
   ctx.output.append(result.stdout);
   if (result.stderr) ctx.output.append(result.stderr);
@@ -71,14 +72,39 @@ export async function enableSync(ctx: CommandContext): Promise<void> {
   if (!root) return;
   const config = vscode.workspace.getConfiguration('agentCapture');
   const level = config.get<string>('sync.level', 'redacted');
-  const url = config.get<string>('sync.url', '').trim();
+  let url = config.get<string>('sync.url', '').trim();
+  let token: string | undefined;
+  const status = await runCapture(command, ['sync', 'status', '--json'], root, ctx.env());
+  let configuredUrl: string | undefined;
+  try {
+    configuredUrl = (JSON.parse(status.stdout) as { url?: string | null }).url ?? undefined;
+  } catch {
+    configuredUrl = undefined;
+  }
+  if (!configuredUrl) {
+    // The first opt-in needs the collector and a token (never kept in settings).
+    url ||= (await vscode.window.showInputBox({
+      title: 'agent-capture: collector URL',
+      prompt: "Your team collector's base URL",
+      placeHolder: 'https://capture.example.com',
+      ignoreFocusOut: true,
+    })) ?? '';
+    if (!url) return;
+    token = await vscode.window.showInputBox({
+      title: 'agent-capture: ingest token',
+      prompt: "An ingest token from the collector's admin",
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (!token) return;
+  }
   const choice = await vscode.window.showWarningMessage(
     `Upload anonymized episodes of ${root} to your team's collector?`,
     {
       modal: true,
       detail:
         `Level "${level}": ${level === 'metrics' ? 'figures only, no code' : level === 'full' ? 'code as written, secrets scrubbed' : 'code with identifiers and secrets redacted'}. ` +
-        `Collector: ${url || 'the one configured with `capture sync enable --url`'}. ` +
+        `Collector: ${url || configuredUrl}. ` +
         'Nothing is sent yet: `capture sync preview` shows exactly what would go.',
     },
     'Enable Sync',
@@ -86,6 +112,7 @@ export async function enableSync(ctx: CommandContext): Promise<void> {
   if (choice !== 'Enable Sync') return;
   const args = ['sync', 'enable', '--workspace', root, '--level', level];
   if (url) args.push('--url', url);
+  if (token) args.push('--token', token);
   await runAndTell(ctx, command, args, root);
 }
 
