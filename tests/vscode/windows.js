@@ -64,6 +64,10 @@ w.run(async (browser) => {
   );
   steps.restarted = { host: restarted.hostPid, server: restarted.serverPid, live: await settledServers(1, 'one server after the restart') };
   log('restarted: ' + JSON.stringify(steps.restarted));
+  // The user closes the last window (the tab, as a user does: the page unloads).
+  await first.page.close({ runBeforeUnload: false });
+  steps.allClosed = { live: await settledServers(0, 'no server once every window is closed') };
+  log('all windows closed: ' + JSON.stringify(steps.allClosed));
   steps.trace = w.traceEvents().filter((e) => e.event !== 'stats');
   return steps;
 });
