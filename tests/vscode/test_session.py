@@ -60,7 +60,7 @@ def test_unsaved_rewrite_undo_and_redo_in_vscode(tmp_path: Path, capture_home: P
     base.mkdir()
     settings = {"agentCapture.statusBar.refreshSeconds": 1, "agentCapture.logLevel": "INFO"}
     # Windows long enough for the keystrokes to land before the last checkpoint.
-    env = {"CAPTURE_WINDOWS": "6s,12s,18s"}
+    env = {"CAPTURE_WINDOWS": "10s,20s,30s"}
     with CodeServer(base, capture_home, settings=settings, env=env) as server:
         seen = run_driver(
             "session.js",
