@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, missing_tool
 from tests.vscode.codeserver import SKIP_VAR
 
 EXTENSION = ROOT / "editors" / "vscode"
@@ -18,7 +18,7 @@ def test_extension_units() -> None:
     if os.environ.get(SKIP_VAR, "") == "1":
         pytest.skip(f"{SKIP_VAR}=1")
     if not (EXTENSION / "node_modules" / "typescript").exists():
-        pytest.fail("editors/vscode/node_modules is not installed; run .ci/vscode-setup")
+        missing_tool("editors/vscode/node_modules is not installed; run .ci/vscode-setup")
     compiled = subprocess.run(
         ["npm", "run", "-s", "compile"], cwd=EXTENSION, capture_output=True, text=True
     )
