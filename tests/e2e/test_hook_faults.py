@@ -55,13 +55,21 @@ def ws(tmp_path: Path) -> Path:
 def test_a_poisoned_payload_is_set_aside_and_the_queue_goes_on(
     ws: Path, capture_home: Path, run_capture: RunCapture
 ) -> None:
-    # A lone surrogate escape is valid JSON, but no UTF-8 text (nor SQLite) can hold it.
-    poisoned = json.dumps(edit_payload(ws, "toolu_poison", str(ws / "invoicer" / "bad.py")))
-    poisoned = poisoned.replace("bad.py", "bad\\ud800.py")
     hook(run_capture, "claude-code", edit_payload(ws, "toolu_first"), cwd=ws)  # the store exists
-    for body in (poisoned, json.dumps(edit_payload(ws, "toolu_valid"))):
-        result = run_capture("hook", "claude-code", input=body, cwd=ws)
-        assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    # A queued row the applier cannot apply: a run queued by `capture run` whose fields are
+    # not a run's (as a wrapper of another version, or a damaged row, would leave it).
+    conn = sqlite3.connect(capture_home / "data" / "capture.db")
+    with conn:
+        conn.execute(
+            "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (time.time(), "capture-run", None, b'{"argv": ["pytest"], "cwd": 5}', str(ws), None),
+        )
+    conn.close()
+    result = run_capture(
+        "hook", "claude-code", input=json.dumps(edit_payload(ws, "toolu_valid")), cwd=ws
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     wait_for_live_queue(capture_home)
 
     keys = {r[0] for r in rows(capture_home, "SELECT dedupe_key FROM proposals")}
@@ -76,7 +84,7 @@ def test_a_poisoned_payload_is_set_aside_and_the_queue_goes_on(
         assert result.returncode == 0, (command, result.stderr)
     doctor = run_capture("doctor", cwd=ws)
     assert "1 payload(s) set aside" in doctor.stdout, doctor.stdout
-    assert f"#{aside['id']} claude-code" in doctor.stdout
+    assert f"#{aside['id']} capture-run" in doctor.stdout
     listed = json.loads(run_capture("doctor", "--json", cwd=ws).stdout)
     assert [r["id"] for r in listed["database"]["set_aside"]] == [aside["id"]]
 
