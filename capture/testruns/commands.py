@@ -28,9 +28,23 @@ TEST_COMMANDS: tuple[tuple[str, str], ...] = (
     ("pytest", r"^(?:pytest|py\.test)\b"),
     ("pytest", r"^python -m pytest\b"),
     ("unittest", r"^python -m unittest\b"),
-    ("npm test", r"^npm (?:test|t|tst|run(?:-script)? (?:test|e2e|spec)[\w:.-]*)(?:\s|$)"),
-    ("yarn test", r"^yarn (?:run )?(?:test|e2e|spec)[\w:.-]*(?:\s|$)"),
-    ("pnpm test", r"^pnpm (?:run )?(?:test|e2e|spec)[\w:.-]*(?:\s|$)"),
+    # a monorepo's package picked first: `npm -w web test`, `pnpm --filter web test`, `pnpm -r
+    # test`, `yarn workspace web test`
+    (
+        "npm test",
+        r"^npm (?:(?:-w|--workspace|--prefix)(?:=|\s)\S+\s|(?:-ws|--workspaces|--if-present|-s"
+        r"|--silent)\s)*(?:test|t|tst|run(?:-script)? (?:test|e2e|spec)[\w:.-]*)(?:\s|$)",
+    ),
+    (
+        "yarn test",
+        r"^yarn (?:workspace \S+ |workspaces foreach (?:-\S+ )*)?(?:run )?"
+        r"(?:test|e2e|spec)[\w:.-]*(?:\s|$)",
+    ),
+    (
+        "pnpm test",
+        r"^pnpm (?:(?:--filter|-F|-C|--dir)(?:=|\s)\S+\s|(?:-r|--recursive|-s|--silent"
+        r"|--if-present)\s)*(?:run )?(?:test|e2e|spec)[\w:.-]*(?:\s|$)",
+    ),
     ("bun test", r"^bun (?:run )?(?:test|e2e|spec)[\w:.-]*(?:\s|$)"),
     ("vitest", r"^vitest\b"),
     ("jest", r"^jest\b"),

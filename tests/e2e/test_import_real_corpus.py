@@ -12,8 +12,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from capture.importers.claude_transcript import read_transcript
 from tests.conftest import RunCapture, episodes_json
 from tests.e2e.hook_support import count, log_lines, no_agent_env, rows  # noqa: F401
@@ -319,11 +317,6 @@ def test_codex_0_40_rollout_with_apply_patch_through_the_shell(
     assert count(capture_home, "proposals") == len(patches)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`pnpm --filter <pkg> test` is not recognised as a test command "
-    "(capture/testruns/commands.py, issue 16 part B)",
-)
 def test_codex_0_40_rollout_test_run(
     tmp_path: Path, capture_home: Path, run_capture: RunCapture
 ) -> None:
