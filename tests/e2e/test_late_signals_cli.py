@@ -116,6 +116,26 @@ def test_kept_committed_then_reverted_a_week_later_is_debt(
     again = json.loads(run_capture("show", episode["id"], "--json", check=True).stdout)
     assert len(again["tier_history"]) == 2
 
+    # The training export: the reverted edit is a negative, never a positive.
+    out = tmp_path / "export"
+    run_capture(
+        "export",
+        "--format",
+        "kto,dpo,sft",
+        "--level",
+        "full",
+        "--out",
+        str(out),
+        "-q",
+        cwd=ws,
+        check=True,
+    )
+    (kto,) = [json.loads(line) for line in (out / "kto.jsonl").read_text().splitlines()]
+    assert kto["label"] is False and kto["completion"][-1]["content"] == AGENT_BODY
+    # no positive example of it: no SFT row, and no DPO pair it is the chosen side of (a format
+    # with no rows writes no file)
+    assert not (out / "sft.jsonl").exists() and not (out / "dpo.jsonl").exists()
+
 
 def test_kept_and_left_alone_for_two_weeks_with_a_passing_run(
     tmp_path: Path, run_capture: RunCapture
