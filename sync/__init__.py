@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from capture.store.connection import connect
+from capture.connection import connect
 
 __all__ = ["sync_enabled"]
 

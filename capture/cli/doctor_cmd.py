@@ -9,7 +9,7 @@ from typing import Any
 
 from capture import __version__
 from capture.cli.context import Context
-from capture.store.connection import SAFE_SQLITE, sqlite_version, wal_reset_safe
+from capture.connection import SAFE_SQLITE, sqlite_version, wal_reset_safe
 from capture.store.schema import SCHEMA_VERSION, schema_version
 
 _PACKAGES = ("pygls", "lsprotocol", "watchdog", "sqlite-utils", "httpx", "rapidfuzz", "rich")

@@ -15,8 +15,8 @@ import sqlite3
 import sys
 import time
 
+from capture.connection import connect
 from capture.dirs import capture_dirs
-from capture.store.connection import connect
 
 # Not `from typing import ...`: the hook's fast lane pays for every import it makes.
 TYPE_CHECKING = False

@@ -6,12 +6,12 @@ baselines), `checkpoint_rows` (checkpoints, outcomes, settling) and `run_rows` (
 results and links), all built on `row_groups` (the write transaction, workspaces, episodes).
 `schema` holds the numbered migrations; `proposal_rollups` and `run_rollups` the report's rollup
 tables and triggers (one way: the run rollups build on the proposal rollups' spans); `ids`
-time-ordered record ids; `connection` the one connection factory every writing process uses
-(and the SQLite library's version check); `episodes` the episode JSON read back from the store;
-`tier_rows` the history of tier decisions; `late_signal_rows` each proposal's late signals.
+time-ordered record ids; `episodes` the episode JSON read back from the store; `tier_rows` the
+history of tier decisions; `late_signal_rows` each proposal's late signals. Connections are
+made by `capture.connection`, as in every process that writes the database.
 
-May import `capture.errors`, `capture.model`, `capture.edits`, `capture.testruns` and
-`capture.tiers` (the decisions it applies inside a transaction), never what records into it.
-Stdlib `sqlite3` only on the paths a hook call takes: sqlite-utils is imported when a migration
-runs.
+May import `capture.errors`, `capture.model`, `capture.connection`, `capture.edits`,
+`capture.testruns` and `capture.tiers` (the decisions it applies inside a transaction), never
+what records into it. Stdlib `sqlite3` only on the paths a hook call takes: sqlite-utils is
+imported when a migration runs.
 """

@@ -1,7 +1,7 @@
 """The local SQLite store: the rendezvous point of editor windows, hook commands and watchers.
 
 Stdlib sqlite3 only (the hook path cannot afford heavier imports), connected through
-`capture.store.connection` like every process that writes the database; the schema is kept by
+`capture.connection` like every process that writes the database; the schema is kept by
 `capture.store.schema`. Every write is a short `BEGIN IMMEDIATE` transaction: taking the write lock
 up front means a busy writer waits (busy timeout) instead of failing on a lock upgrade.
 
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from capture.connection import connect
 from capture.errors import NotFoundError, StoreError
 from capture.store.checkpoint_rows import CheckpointRows
-from capture.store.connection import connect
 from capture.store.proposal_rows import ProposalRows
 from capture.store.run_rows import RunRows
 from capture.store.schema import SCHEMA_VERSION, migrate, schema_version

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from capture.store.connection import connect
+from capture.connection import connect
 from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
 from sync.collector.report import ReportRow, week_range
 from sync.collector.storage import ExportRow, time_filter

@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "capture.dirs",
         "capture.files",
         "capture.globs",
+        "capture.connection",
     ),
     ("capture.edits", "capture.paths", "capture.install"),
     ("capture.testruns", "capture.config", "capture.tiers"),
@@ -50,7 +51,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     | {"capture.edits"},
     "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
-    | {"capture.testruns", "capture.tiers"},
+    | {"capture.testruns", "capture.tiers", "capture.connection"},
     "capture.report": SHARED | {"capture.edits", "capture.store", "capture.tiers"},
 }
 
@@ -61,7 +62,7 @@ FAST_LANE_MAY_LOAD = frozenset(
     {"__future__", "os", "sys", "time", "sqlite3", "collections.abc"}
     | {"capture", "capture.cli", "capture.cli.hook_cmd", "capture.dirs"}
     | {"capture.hooks", "capture.hooks.inbox", "capture.hooks.payloads"}
-    | {"capture.store", "capture.store.connection"}
+    | {"capture.connection"}
 )
 
 #: What the pure decisions never touch: files, processes, clocks, the database, the network

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from capture.store.connection import connect, sqlite_version, wal_reset_safe
+from capture.connection import connect, sqlite_version, wal_reset_safe
 from tests.conftest import capture_env
 
 
