@@ -359,36 +359,21 @@ class Outbox:
 
     def uncovered(self, row_ids: Sequence[int]) -> set[int]:
         """The queued rows among these whose workspace is not opted in any more (a read)."""
-        out: set[int] = set()
-        for i in range(0, len(row_ids), 500):
-            chunk = list(row_ids[i : i + 500])
-            marks = ",".join("?" * len(chunk))
-            out.update(
-                r[0]
-                for r in self.conn.execute(
-                    f"""SELECT id FROM sync_outbox WHERE id IN ({marks}) AND state = 'queued'
-                        AND NOT ({_COVERED})""",
-                    chunk,
-                )
-            )
-        return out
+        return self._uncovered("SELECT id FROM sync_outbox", "", row_ids)
 
     def withdraw_uncovered(self, row_ids: Sequence[int]) -> set[int]:
         """Drop the queued rows among these whose workspace is not opted in any more (sync was
         turned off, or the workspace taken out, after they were queued: by another process, or
         while this one was filling the outbox). Returns the ids dropped."""
+        return self._uncovered("DELETE FROM sync_outbox", " RETURNING id", row_ids)
+
+    def _uncovered(self, head: str, tail: str, row_ids: Sequence[int]) -> set[int]:
         out: set[int] = set()
         for i in range(0, len(row_ids), 500):
             chunk = list(row_ids[i : i + 500])
             marks = ",".join("?" * len(chunk))
-            out.update(
-                r[0]
-                for r in self.conn.execute(
-                    f"""DELETE FROM sync_outbox WHERE id IN ({marks}) AND state = 'queued'
-                        AND NOT ({_COVERED}) RETURNING id""",
-                    chunk,
-                )
-            )
+            sql = f"{head} WHERE id IN ({marks}) AND state = 'queued' AND NOT ({_COVERED}){tail}"
+            out.update(r[0] for r in self.conn.execute(sql, chunk))
         return out
 
     def retry_set_aside(self) -> int:
