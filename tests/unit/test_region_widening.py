@@ -2,9 +2,13 @@
 
 Each property compares the tracked region with a brute-force model that labels every character
 "in the region" or not: an edit's new characters are in the region when any character it
-replaced was, or, for a pure insertion, when both its neighbours are. An empty region is a
-point, and an empty or crossed region (what replacing a whole region leaves) absorbs whatever
-touches its closed span, as :func:`capture.edits.regions.is_outside` says.
+replaced was, or, for a pure insertion, when both its neighbours are, or when it is typed at the
+open point while one neighbour is (typing that continues a rewrite: the open point is where the
+last edit that replaced or deleted region characters, or was typed at the open point, ended;
+any other edit closes it). An empty region is a point, and an empty or crossed region (what
+replacing a whole region leaves) absorbs whatever touches its closed span, as
+:func:`capture.edits.regions.is_outside` says. A changeset applied in one go neither consults
+nor leaves an open point.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ class Model:
     inside: tuple[bool, ...]
     point: int  # where the region sits while it holds no character
     greedy: bool  # empty or crossed: absorbs edits touching its closed span
+    open_at: int | None = None  # where the last edit into the region ended (typing continues)
 
     @classmethod
     def of(cls, text: str, region: Region) -> Model:
@@ -56,17 +61,34 @@ class Model:
         lo, hi = self.span()
         return self.text[lo:hi]
 
-    def absorbs(self, edit: Edit) -> bool:
+    def absorbs(self, edit: Edit, open_at: int | None) -> bool:
         lo, hi = self.span()
         if self.greedy:
             return edit.end >= lo and edit.start <= hi
         if edit.start < edit.end:
             return any(self.inside[edit.start : edit.end])
         a = edit.start
-        return 0 < a < len(self.text) and self.inside[a - 1] and self.inside[a]
+        before = 0 < a <= len(self.text) and self.inside[a - 1]
+        after = 0 <= a < len(self.text) and self.inside[a]
+        if a == open_at:
+            return before or after
+        return before and after
+
+    def typed(self, edit: Edit) -> Model:
+        """One edit, as a keystroke: the changeset of one edit, then the open point it leaves."""
+        a, b = edit.start, edit.end
+        wrote = any(self.inside[a:b]) if a < b else a == self.open_at
+        after = self.replace([edit], self.open_at)
+        open_at = a + len(edit.text) if wrote else None
+        return Model(after.text, after.inside, after.point, after.greedy, open_at)
 
     def apply(self, changeset: list[Edit]) -> Model:
-        """The changeset (edits strictly apart) applied in one go, labels from before it."""
+        """The changeset (edits strictly apart) applied in one go, labels from before it; it
+        neither consults nor leaves an open point."""
+        return self.replace(changeset, None)
+
+    def replace(self, changeset: list[Edit], open_at: int | None) -> Model:
+        """The changeset applied in one go; insertions at ``open_at`` continue typing."""
         lo, hi = self.span()
         held = any(self.inside)
         text = ""
@@ -84,7 +106,7 @@ class Model:
             if held and edit.start <= lo and edit.end >= hi:
                 greedy = True
                 point = len(text)
-            inside.extend([self.absorbs(edit)] * len(edit.text))
+            inside.extend([self.absorbs(edit, open_at)] * len(edit.text))
             text += edit.text
             prev = edit.end
         if point is None:
@@ -157,7 +179,7 @@ def test_track_all_matches_the_model(case: tuple[str, Region], data: st.DataObje
         edit = data.draw(edit_near(model.text, region.span()))
         after = apply_edit(model.text, edit)
         region = track(region, edit)
-        model = model.apply([edit])
+        model = model.typed(edit)
         assert model.text == after
         assert_agrees(region, model)
 
@@ -173,7 +195,7 @@ def test_track_all_is_track_in_turn_and_matches_the_model(
     for _ in range(data.draw(st.integers(0, 6))):
         edit = data.draw(edit_near(model.text, model.span()))
         edits.append(edit)
-        model = model.apply([edit])
+        model = model.typed(edit)
     assert_agrees(track_all(region, edits), model)
 
 
@@ -235,7 +257,7 @@ def test_region_index_agrees_with_track_and_the_model(
         touched = index.apply(edit)
         assert sorted(touched) == sorted(k for k, r in expected.items() if not is_outside(r, edit))
         expected = {k: track(r, edit) for k, r in expected.items()}
-        models = {k: m.apply([edit]) for k, m in models.items()}
+        models = {k: m.typed(edit) for k, m in models.items()}
         assert dict(index.items()) == expected
         for key, region in expected.items():
             assert_agrees(region, models[key])
