@@ -12,13 +12,14 @@ Typing continues a rewrite (the *open point*). An editor that sends one change p
 turns "select the agent's line and type a new one" into a replacement by the first key and then
 one insertion per key, each exactly at the region's end, where it would stay outside. So a
 region remembers where the last edit that wrote into it left off (``Region.open_at``): the end
-of an edit that replaced or deleted some of its characters, or of an insertion made at that
-point. An insertion exactly at the open point extends the region even at a boundary; any other
-edit (elsewhere in the document, a deletion or replacement not touching the region's characters)
-closes it. Deleting at the open point (backspace) touches the region's characters, so the point
-stays open and retyping stays inside. Typing a new line right after the agent's text later, or
-after an edit elsewhere, is outside as before. The rule is :func:`track_open`; :func:`track`,
-:func:`track_all` and :class:`~capture.edits.region_index.RegionIndex` apply it.
+of an edit that replaced or deleted some of its characters, or of an insertion strictly inside
+it or at that point. An insertion exactly at the open point extends the region even at a
+boundary; any other edit (elsewhere in the document, a deletion or replacement not touching the
+region's characters) closes it. Deleting at the open point (backspace) touches the region's
+characters, so the point stays open and retyping stays inside. Typing a new line right after the
+agent's text later, or after an edit elsewhere, is outside as before. The rule is
+:func:`track_open`; :func:`track`, :func:`track_all` and
+:class:`~capture.edits.region_index.RegionIndex` apply it.
 
 A changeset (what :func:`track_changeset` moves a region through: the diff between two texts
 read from disk, or edits composed into one) is the net change between two observations: typing
@@ -186,7 +187,8 @@ def track_open(
     An insertion exactly at ``open_at`` while that is a boundary of a normal region extends the
     region over the inserted text; otherwise the boundaries move as :func:`track_ends` says. The
     open point is then the end of the edit's new text if the edit replaced or deleted some of
-    the region's characters or was an insertion at the open point, and None otherwise.
+    the region's characters, or was an insertion at the open point or strictly inside the
+    region, and None otherwise.
     """
     a = edit.start
     b = edit.end
@@ -195,7 +197,7 @@ def track_open(
         return start, end + n, a + n
     lo, hi = (start, end) if start <= end else (end, start)
     moved_start, moved_end = track_ends(start, end, edit)
-    if (a < b and a < hi and b > lo) or (a == b and a == open_at):
+    if (a < b and a < hi and b > lo) or (a == b and (a == open_at or lo < a < hi)):
         return moved_start, moved_end, a + n
     return moved_start, moved_end, None
 

@@ -4,10 +4,10 @@ Each property compares the tracked region with a brute-force model that labels e
 "in the region" or not: an edit's new characters are in the region when any character it
 replaced was, or, for a pure insertion, when both its neighbours are, or when it is typed at the
 open point while one neighbour is (typing that continues a rewrite: the open point is where the
-last edit that replaced or deleted region characters, or was typed at the open point, ended;
-any other edit closes it). An empty region is a point, and an empty or crossed region (what
-replacing a whole region leaves) absorbs whatever touches its closed span, as
-:func:`capture.edits.regions.is_outside` says. A changeset applied in one go neither consults
+last edit that replaced or deleted region characters, or was typed inside the region or at the
+open point, ended; any other edit closes it). An empty region is a point, and an empty or
+crossed region (what replacing a whole region leaves) absorbs whatever touches its closed span,
+as :func:`capture.edits.regions.is_outside` says. A changeset applied in one go neither consults
 nor leaves an open point.
 """
 
@@ -77,7 +77,8 @@ class Model:
     def typed(self, edit: Edit) -> Model:
         """One edit, as a keystroke: the changeset of one edit, then the open point it leaves."""
         a, b = edit.start, edit.end
-        wrote = any(self.inside[a:b]) if a < b else a == self.open_at
+        inner = 0 < a < len(self.text) and self.inside[a - 1] and self.inside[a]
+        wrote = any(self.inside[a:b]) if a < b else a == self.open_at or inner
         after = self.replace([edit], self.open_at)
         open_at = a + len(edit.text) if wrote else None
         return Model(after.text, after.inside, after.point, after.greedy, open_at)
