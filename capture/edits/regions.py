@@ -197,7 +197,7 @@ def track_open(
         return start, end + n, a + n
     lo, hi = (start, end) if start <= end else (end, start)
     moved_start, moved_end = track_ends(start, end, edit)
-    if (a < b and a < hi and b > lo) or (a == b and (a == open_at or lo < a < hi)):
+    if max(a, lo) < min(b, hi) or (a == b and (a == open_at or lo < a < hi)):
         return moved_start, moved_end, a + n
     return moved_start, moved_end, None
 

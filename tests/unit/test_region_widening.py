@@ -260,6 +260,13 @@ def test_region_index_agrees_with_track_and_the_model(
         expected = {k: track(r, edit) for k, r in expected.items()}
         models = {k: m.typed(edit) for k, m in models.items()}
         assert dict(index.items()) == expected
+        # Equality leaves the open point out: the index's single one must be each region's.
+        assert {k: r.open_at for k, r in index.items()} == {
+            k: r.open_at for k, r in expected.items()
+        }
+        assert {k: r.open_at for k, r in expected.items()} == {
+            k: m.open_at for k, m in models.items()
+        }
         for key, region in expected.items():
             assert_agrees(region, models[key])
     lows = [min(r.start, r.end) for _, r in index.items()]

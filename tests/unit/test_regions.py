@@ -368,8 +368,12 @@ def test_region_index_matches_per_region_tracking(
         assert sorted(touched) == sorted(k for k, r in expected.items() if not is_outside(r, edit))
         expected = {k: track(r, edit) for k, r in expected.items()}
         assert dict(index.items()) == expected
+        assert [r.open_at for _, r in index.items()] == [
+            expected[k].open_at for k, _ in index.items()
+        ]
     for key, region in expected.items():
         assert index.get(key) == region
+        assert index.get(key).open_at == region.open_at
     lows = [min(r.start, r.end) for _, r in index.items()]
     assert lows == sorted(lows)
 
