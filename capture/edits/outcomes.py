@@ -1,8 +1,10 @@
 """What became of an agent's edit: the measures at a checkpoint and the outcome they mean.
 
 All thresholds live here, and the README's "Outcome rules" section documents them. Rules version
-2 (RULES_VERSION); a label is stored with the version that decided it and never re-decided, so
-version-1 labels stay as they were.
+3 (RULES_VERSION); a label is stored with the version that decided it and never re-decided, so
+earlier labels stay as they were. Version 3 changed no threshold: typing that continues a rewrite
+of the agent's text stays in its region (capture.edits.regions), so a line typed over key by key
+in an editor that sends one change per key is now `edited`, where version 2 said `undone`.
 
 - similarity = 1 - normalized Levenshtein distance(agent's new text, region text now)
 - retention  = share of the characters the agent inserted that are still present in the region
@@ -57,7 +59,7 @@ __all__ = [
     "similarity",
 ]
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 KEPT_SIMILARITY = 0.90
 UNDONE_RETENTION = 0.10
 OLD_BACK_SIMILARITY = 0.95

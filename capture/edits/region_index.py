@@ -3,6 +3,12 @@
 The LSP server moves every live region of a document through each keystroke; mapping each region
 on its own (`capture.edits.regions.track`) would cost the number of regions per edit, so they are
 kept in blocks that an edit can shift or skip whole.
+
+The index applies the open-point rule of :mod:`capture.edits.regions` (typing that continues a
+rewrite stays inside) as :func:`~capture.edits.regions.track` does. After any edit every open
+point is the end of that edit's new text, so the index holds one such offset for the document
+and the keys of the regions it is open for; an edit that does not reach a region closes it
+without visiting it, since the set is rebuilt from the regions each edit reaches.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from typing import Generic, TypeVar
 
-from capture.edits.regions import Edit, Region, track_ends
+from capture.edits.regions import Edit, Region, track_open
 
 __all__ = ["RegionIndex"]
 
@@ -57,6 +63,8 @@ class RegionIndex(Generic[K]):
         self._block_size = block_size
         self._blocks: list[_Block[K]] = []
         self._where: dict[K, _Block[K]] = {}
+        self._open_at: int | None = None  # the open point of the regions keyed in _open
+        self._open: set[K] = set()
 
     def __len__(self) -> int:
         return len(self._where)
@@ -65,7 +73,8 @@ class RegionIndex(Generic[K]):
         return key in self._where
 
     def add(self, key: K, region: Region) -> None:
-        """Track ``region`` under ``key`` (replacing what ``key`` held)."""
+        """Track ``region`` under ``key`` (replacing what ``key`` held); its open point, if it
+        had one, is dropped: a region put in is not being typed over."""
         if key in self._where:
             self.remove(key)
         lo = min(region.start, region.end)
@@ -100,6 +109,7 @@ class RegionIndex(Generic[K]):
     def remove(self, key: K) -> None:
         """Stop tracking ``key``; KeyError if it is not tracked."""
         blk = self._where.pop(key)
+        self._open.discard(key)
         idx = blk.keys.index(key)
         del blk.keys[idx], blk.starts[idx], blk.ends[idx]
         if blk.keys:
@@ -111,14 +121,17 @@ class RegionIndex(Generic[K]):
         """The current region of ``key``; KeyError if it is not tracked."""
         blk = self._where[key]
         idx = blk.keys.index(key)
-        return Region(blk.starts[idx] + blk.off, blk.ends[idx] + blk.off)
+        return Region(blk.starts[idx] + blk.off, blk.ends[idx] + blk.off, self._open_point(key))
+
+    def _open_point(self, key: K) -> int | None:
+        return self._open_at if key in self._open else None
 
     def items(self) -> Iterator[tuple[K, Region]]:
         """``(key, region)`` pairs in document order (by the low end of each span)."""
         for blk in self._blocks:
             off = blk.off
             for key, s, e in zip(blk.keys, blk.starts, blk.ends, strict=True):
-                yield key, Region(s + off, e + off)
+                yield key, Region(s + off, e + off, self._open_point(key))
 
     def apply(self, edit: Edit) -> list[K]:
         """Move every region through ``edit``; return the keys of the regions it touched
@@ -126,6 +139,8 @@ class RegionIndex(Generic[K]):
         in document order."""
         a, b, delta = edit.start, edit.end, edit.delta
         touched: list[K] = []
+        was_open, open_at = self._open, self._open_at
+        now_open: set[K] = set()
         first_moved = last_moved = -1
         blocks = self._blocks
         for bi, blk in enumerate(blocks):
@@ -137,22 +152,28 @@ class RegionIndex(Generic[K]):
                 break
             if blk.hi_max + off < a:
                 continue
-            if self._apply_block(blk, edit, touched):
+            if self._apply_block(blk, edit, touched, (was_open, open_at, now_open)):
                 if first_moved < 0:
                     first_moved = bi
                 last_moved = bi
+        self._open = now_open
+        self._open_at = a + len(edit.text) if now_open else None
         if first_moved >= 0:
             self._restore_order(first_moved, last_moved)
         return touched
 
     @staticmethod
-    def _apply_block(blk: _Block[K], edit: Edit, touched: list[K]) -> bool:
+    def _apply_block(
+        blk: _Block[K], edit: Edit, touched: list[K], opened: tuple[set[K], int | None, set[K]]
+    ) -> bool:
         """Map the block's regions through ``edit``; True if a low end lay in the edit (only
-        those can change their order, and they are contiguous across blocks)."""
+        those can change their order, and they are contiguous across blocks). ``opened`` is
+        (keys open before the edit, their open point, the set to add keys still open to)."""
         a, b, delta = edit.start, edit.end, edit.delta
         off = blk.off
         starts, ends, keys = blk.starts, blk.ends, blk.keys
         low_end_inside = False
+        was_open, open_at, now_open = opened
         for idx in range(len(keys)):
             s = starts[idx] + off
             e = ends[idx] + off
@@ -163,15 +184,20 @@ class RegionIndex(Generic[K]):
                 starts[idx] += delta
                 ends[idx] += delta
                 continue
+            key = keys[idx]
+            point = open_at if key in was_open else None
             if s < e:
-                if not (b <= lo or a >= hi):
-                    touched.append(keys[idx])
+                if not (b <= lo or a >= hi) or a == b == point:
+                    touched.append(key)
             elif not (b < lo or a > hi):
-                touched.append(keys[idx])
-            # Widening only ever moves a low end that lay in the edit to the edit's start,
-            # so the entries whose order may change are still those flagged here.
+                touched.append(key)
+            # Widening (and typing at an open start) only ever moves a low end that lay in the
+            # edit to the edit's start, so the entries whose order may change are still those
+            # flagged here.
             low_end_inside = low_end_inside or lo >= a
-            s, e = track_ends(s, e, edit)
+            s, e, point = track_open(s, e, point, edit)
+            if point is not None:
+                now_open.add(key)
             starts[idx] = s - off
             ends[idx] = e - off
         blk.refresh()

@@ -8,6 +8,25 @@ region's interior and reaches past one of its ends widens the region to the whol
 text (see :func:`track`). Pure insertions exactly at a boundary stay outside, as the
 associations say; empty and crossed regions are mapped as points.
 
+Typing continues a rewrite (the *open point*). An editor that sends one change per keystroke
+turns "select the agent's line and type a new one" into a replacement by the first key and then
+one insertion per key, each exactly at the region's end, where it would stay outside. So a
+region remembers where the last edit that wrote into it left off (``Region.open_at``): the end
+of an edit that replaced or deleted some of its characters, or of an insertion strictly inside
+it or at that point. An insertion exactly at the open point extends the region even at a
+boundary; any other edit (elsewhere in the document, a deletion or replacement not touching the
+region's characters) closes it. Deleting at the open point (backspace) touches the region's
+characters, so the point stays open and retyping stays inside. Typing a new line right after the
+agent's text later, or after an edit elsewhere, is outside as before. The rule is
+:func:`track_open`; :func:`track`, :func:`track_all` and
+:class:`~capture.edits.region_index.RegionIndex` apply it.
+
+A changeset (what :func:`track_changeset` moves a region through: the diff between two texts
+read from disk, or edits composed into one) is the net change between two observations: typing
+that continued a replacement is already part of that replacement there, and an insertion at the
+end found by the next diff cannot be told from a new line typed later. So a changeset neither
+consults nor leaves an open point.
+
 A changeset (sorted, disjoint edits over one text) is tracked as its edits applied right to
 left, each still in the text's coordinates. Points map the same through edits one at a time
 and through their composed changeset (:func:`capture.edits.compose.compose`); regions do too,
@@ -18,7 +37,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "LEFT",
@@ -35,6 +54,7 @@ __all__ = [
     "track_all",
     "track_changeset",
     "track_ends",
+    "track_open",
 ]
 
 LEFT = -1
@@ -98,10 +118,15 @@ class Region:
 
     ``start > end`` is allowed and meaningful: after the whole region was replaced, the
     boundaries cross and ``span()`` covers exactly the replacement text.
+
+    ``open_at`` is the open point (see the module docstring): where typing that continues the
+    last edit into this region would go, or None. It is memory of the keystrokes that moved the
+    region, not where the region is, so it takes no part in equality.
     """
 
     start: int
     end: int
+    open_at: int | None = field(default=None, compare=False)
 
     def span(self) -> tuple[int, int]:
         """The covered offsets in order, whichever way the boundaries point."""
@@ -154,6 +179,29 @@ def track_ends(start: int, end: int, edit: Edit) -> tuple[int, int]:
     return map_point(start, edit, RIGHT), map_point(end, edit, LEFT)
 
 
+def track_open(
+    start: int, end: int, open_at: int | None, edit: Edit
+) -> tuple[int, int, int | None]:
+    """Where a region's ``start`` and ``end`` land after ``edit``, and its open point after it.
+
+    An insertion exactly at ``open_at`` while that is a boundary of a normal region extends the
+    region over the inserted text; otherwise the boundaries move as :func:`track_ends` says. The
+    open point is then the end of the edit's new text if the edit replaced or deleted some of
+    the region's characters, or was an insertion at the open point or strictly inside the
+    region, and None otherwise.
+    """
+    a = edit.start
+    b = edit.end
+    n = len(edit.text)
+    if a == b and a == open_at and start < end and a in (start, end):
+        return start, end + n, a + n
+    lo, hi = (start, end) if start <= end else (end, start)
+    moved_start, moved_end = track_ends(start, end, edit)
+    if max(a, lo) < min(b, hi) or (a == b and (a == open_at or lo < a < hi)):
+        return moved_start, moved_end, a + n
+    return moved_start, moved_end, None
+
+
 def track(region: Region, edit: Edit) -> Region:
     """The region after ``edit``.
 
@@ -170,12 +218,17 @@ def track(region: Region, edit: Edit) -> Region:
     An empty or crossed region maps its boundaries as points: it absorbs whatever is inserted
     at, or replaces across, its closed span. A :class:`Section` that widens a region counts as
     one replacement: the region takes all of its text.
+
+    Typing that continues a rewrite stays inside: an insertion exactly at the region's open
+    point extends it (:func:`track_open`; the result carries its new open point).
     """
-    return Region(*track_ends(region.start, region.end, edit))
+    start, end, open_at = track_open(region.start, region.end, region.open_at, edit)
+    return Region(start, end, open_at)
 
 
 def track_all(region: Region, edits: Iterable[Edit]) -> Region:
-    """The region after ``edits``, each in the coordinates the previous ones produced."""
+    """The region after ``edits``, each in the coordinates the previous ones produced (the open
+    point carried from one to the next, as :func:`track` does)."""
     for edit in edits:
         region = track(region, edit)
     return region
@@ -186,10 +239,13 @@ def is_outside(region: Region, edit: Edit) -> bool:
 
     A normal region (``start < end``) is open at both ends: typing right against it stays
     outside. An empty or crossed region absorbs insertions at its boundaries (its ``end``
-    sticks left and its ``start`` right), so for it the test is on closed intervals.
+    sticks left and its ``start`` right), so for it the test is on closed intervals. An
+    insertion at a normal region's open point is inside (:func:`track_open`).
     """
     lo, hi = region.span()
     if region.start < region.end:
+        if edit.start == edit.end == region.open_at:
+            return False
         return edit.end <= lo or edit.start >= hi
     return edit.end < lo or edit.start > hi
 
@@ -225,7 +281,8 @@ def track_changeset(region: Region, changeset: Sequence[Edit]) -> Region:
     For edits strictly apart (what :func:`capture.edits.textdiff.diff_edits` and
     :func:`capture.edits.compose.compose` produce) that is the changeset applied in one go:
     the region widens to an edit's whole text when the edit replaced any of the region's
-    characters.
+    characters. The open point is neither consulted nor left (see the module docstring: a
+    changeset is the net change between two observations).
     """
     start, end = region.start, region.end
     for edit in reversed(changeset):

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tests.corpus.agents import Turn
+from tests.corpus.editor import in_editor
 from tests.corpus.world import World
 
 AGENTS = ("claude-code", "cursor", "codex", "gemini", "copilot")
@@ -273,6 +274,40 @@ def _write_reverted(world: World) -> None:
     turn.stop()
     world.advance(4.0)
     world.git("checkout", "--", "app.py")
+
+
+# ---------------------------------------------------------------------------- typed in an editor
+
+#: The agent's line as Claude Code's Edit tool sends it: no line end, so its region ends where
+#: the line does.
+OLD_LINE, NEW_LINE = OLD.rstrip("\n"), NEW.rstrip("\n")
+
+
+@scenario(
+    "claude-code: the user selects the agent's line and types a new one key by key",
+    (("app.py", "edited"),),
+)
+def _typed_over(world: World) -> None:
+    turn = agent_edit(world, "claude-code", OLD_LINE, NEW_LINE)
+    turn.stop()
+    world.advance(3.0)
+    with in_editor(world, "app.py") as buffer:
+        end = buffer.text.index(NEW_LINE) + len(NEW_LINE)
+        start = end - len(NEW_LINE.lstrip())  # Shift+Home from the line's end
+        buffer.select_and_type(start, end, "return functools.reduce(operator.add, items, 0)")
+
+
+@scenario(
+    "claude-code: the user types a new line right after the agent's text later",
+    (("app.py", "kept"),),
+)
+def _typed_after(world: World) -> None:
+    turn = agent_edit(world, "claude-code", OLD_LINE, NEW_LINE)
+    turn.stop()
+    world.advance(20.0)
+    with in_editor(world, "app.py") as buffer:
+        end = buffer.text.index(NEW_LINE) + len(NEW_LINE)
+        buffer.type_at(end, "\n    # the sum of no items is 0")
 
 
 # ---------------------------------------------------------------------------- deletions

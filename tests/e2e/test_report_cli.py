@@ -349,8 +349,8 @@ def test_show_prints_the_episode_timeline(home: Path) -> None:
         "#2 2m check: undone (similarity 0%, retention 0%, seen on disk)",
         "#1 10m check: undone (similarity 0%, retention 0%, seen on disk)",
         "#2 10m check: undone (similarity 0%, retention 0%, seen on disk)",
-        "#1 outcome: undone — fixture undone (rules v2)",
-        "#2 outcome: undone — fixture undone (rules v2)",
+        "#1 outcome: undone — fixture undone (rules v3)",
+        "#2 outcome: undone — fixture undone (rules v3)",
         "#1 late check: undone (similarity 0%, retention 0%, seen on disk)",
         "#2 late check: not observed yet (due 2026-03-04T10:01:00.000Z)",
     ]

@@ -157,11 +157,12 @@ def test_reasons_are_short_and_stable() -> None:
     assert outcome is Outcome.EDITED and reason.startswith("similarity ") and "< 0.90" in reason
 
 
-def test_version_1_labels_keep_their_version() -> None:
-    assert RULES_VERSION == 2
+def test_earlier_labels_keep_their_version() -> None:
+    assert RULES_VERSION == 3
+    assert rules_label(2) == "rules v2"
     assert rules_label(1) == "rules v1"
     assert rules_label(None) == "rules v1"  # rows from before versions were stored
-    assert rules_label(RULES_VERSION) == "rules v2"
+    assert rules_label(RULES_VERSION) == "rules v3"
 
 
 def test_pure_deletion_undone_only_when_old_text_returns() -> None:

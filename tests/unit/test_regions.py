@@ -244,12 +244,23 @@ def test_track_changeset_equals_track_all_where_no_section_widens(data: st.DataO
 
 
 def test_a_composed_section_widens_where_the_edits_in_turn_do_not() -> None:
-    # "a" deleted from the start of the region "aa", then "x" typed at its new start (outside);
-    # composed, that is one replacement of the region's first character by "x".
+    # "a" deleted from the start of the region "aa", an edit elsewhere (which closes the open
+    # point), then "x" typed at the region's new start (outside); composed, the first and last
+    # are one replacement of the region's first character by "x".
+    text, edits = "aab", [Edit(0, 1, ""), Edit(1, 2, "B"), Edit(0, 0, "x")]
+    assert compose(text, edits) == [Edit(0, 1, "x"), Edit(2, 3, "B")]
+    region = Region(0, 2)
+    assert track_all(region, edits).text_in("xaB") == "a"
+    assert track_changeset(region, compose(text, edits)).text_in("xaB") == "xa"
+
+
+def test_retyping_where_a_deletion_left_off_agrees_with_the_composed_replacement() -> None:
+    # Without the edit in between, "x" is typed where the deletion of region text left off:
+    # that continues the rewrite, as the composed replacement says.
     text, edits = "aa", [Edit(0, 1, ""), Edit(0, 0, "x")]
     assert compose(text, edits) == [Edit(0, 1, "x")]
     region = Region(0, 2)
-    assert track_all(region, edits).text_in("xa") == "a"
+    assert track_all(region, edits).text_in("xa") == "xa"
     assert track_changeset(region, compose(text, edits)).text_in("xa") == "xa"
 
 
@@ -357,8 +368,12 @@ def test_region_index_matches_per_region_tracking(
         assert sorted(touched) == sorted(k for k, r in expected.items() if not is_outside(r, edit))
         expected = {k: track(r, edit) for k, r in expected.items()}
         assert dict(index.items()) == expected
+        assert [r.open_at for _, r in index.items()] == [
+            expected[k].open_at for k, _ in index.items()
+        ]
     for key, region in expected.items():
         assert index.get(key) == region
+        assert index.get(key).open_at == region.open_at
     lows = [min(r.start, r.end) for _, r in index.items()]
     assert lows == sorted(lows)
 

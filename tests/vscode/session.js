@@ -39,14 +39,11 @@ w.run(async (browser) => {
   await w.waitFor(async () => /3 proposals/.test((await w.statusBarText(page)) || ''), 60000, 'the status bar counting 3 proposals');
   log('status bar: ' + (await w.statusBarText(page)));
 
-  // edited: the user selects the agent's call (from the line's end, keyboard only), types a
-  // different one over it, and does not save.
+  // edited: the user selects the agent's statement (Shift+Home from the line's end, which
+  // stops at the indentation), types a new one over it key by key, and does not save.
   await showsAgentText(page, config.roles.edited);
   await w.gotoLineEnd(page, config.agentLineNumber);
-  for (let i = 0; i < config.keepAtEnd; i++) await page.keyboard.press('ArrowLeft');
-  await page.keyboard.down('Shift');
-  for (let i = 0; i < config.replaced.length; i++) await page.keyboard.press('ArrowLeft');
-  await page.keyboard.up('Shift');
+  await w.chord(page, ['Shift'], 'Home');
   await page.keyboard.type(config.typed);
   await w.waitFor(async () => (await w.editorText(page)).includes(config.userLine.trim()), 10000, 'the typed line');
   log('rewrote the agent line');

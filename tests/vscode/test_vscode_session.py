@@ -1,7 +1,8 @@
 """The extension in a real VS Code (code-server 4.100.3, the .vsix installed, driven through
-Debian's chromium): an agent's hook edits three open files; the user rewrites one without
-saving, undoes another with Ctrl+Z, and undoes then redoes the third. What the store recorded
-is what happened, and the status bar shows the kept rate."""
+Debian's chromium): an agent's hook edits three open files; the user rewrites one without saving
+(selecting the agent's statement and typing a new one over it key by key), undoes another with
+Ctrl+Z, and undoes then redoes the third. What the store recorded is what happened, and the
+status bar shows the kept rate."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ pytestmark = pytest.mark.slow
 
 OLD_LINE = "    return round(subtotal * rate, 2)"
 AGENT_LINE = '    return (subtotal * rate).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)'
-#: The user types `__round__(2` over the agent's `quantize(...)` call, inside its parentheses.
-REPLACED = 'quantize(Decimal("0.01"), rounding=ROUND_HALF_UP'
-TYPED = "__round__(2"
-USER_LINE = AGENT_LINE.replace(REPLACED, TYPED)
+#: The user selects the agent's statement (Shift+Home from the line's end) and types a new one
+#: over it, one change per key as VS Code sends them: the first key replaces the selection, each
+#: later one is an insertion at the end of what was typed.
+TYPED = "return subtotal * rate * 100 // 100"  # no bracket or quote: nothing auto-closes
+USER_LINE = "    " + TYPED
 ROLES = {"edited": "edited_totals.py", "undone": "undone_totals.py", "redone": "redone_totals.py"}
 
 
@@ -73,9 +75,7 @@ def test_unsaved_rewrite_undo_and_redo_in_vscode(tmp_path: Path, capture_home: P
                 "oldLine": OLD_LINE,
                 "agentLine": AGENT_LINE,
                 "userLine": USER_LINE,
-                "replaced": REPLACED,
                 "typed": TYPED,
-                "keepAtEnd": len(AGENT_LINE) - AGENT_LINE.index(REPLACED) - len(REPLACED),
                 "agentLineNumber": TOTALS_AFTER.splitlines().index(AGENT_LINE) + 1,
             },
         )
@@ -93,6 +93,8 @@ def test_unsaved_rewrite_undo_and_redo_in_vscode(tmp_path: Path, capture_home: P
     finally:
         conn.close()
     outcomes = {path: row["outcome"] for path, row in proposals.items()}
+    # Typed over key by key, the agent's line is rewritten, not removed.
+    assert proposals[ROLES["edited"]]["reason"] == "rewritten", proposals
     assert outcomes == {
         ROLES["edited"]: "edited",
         ROLES["undone"]: "undone",
