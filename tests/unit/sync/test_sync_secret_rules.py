@@ -146,7 +146,7 @@ MUST_NOT_MATCH = [
 
 def _found(text: str, kind: str) -> list[str]:
     """What the rules of this kind alone find (merging with other kinds' hits aside)."""
-    scanner = SecretScanner(rules=[r for r in RULES if r.kind == kind])
+    scanner = SecretScanner(rules=[r for r in RULES if r.kind == kind], wide=False)
     return [text[f.start : f.end] for f in scanner.find(text)]
 
 
@@ -274,7 +274,7 @@ def test_keyword_rules_tried_at_their_anchors_find_what_the_plain_expression_fin
     )
     reference = re.compile(rule.pattern.pattern.replace(anchored, plain, 1))
     assert reference.pattern != rule.pattern.pattern
-    scanner = SecretScanner(rules=[rule])
+    scanner = SecretScanner(rules=[rule], wide=False)
     found_any = 0
     for line in generated_assignments(6000):
         subject = line.lower() if rule.on_lower else line
