@@ -338,7 +338,26 @@ class DetectSecrets:
         # (seen: `=0( x = "<40 hex digits>" ]`); a quoted string over the plugins' own limits is
         # a secret whatever surrounds it.
         spans.extend((a, b, "high_entropy") for _, a, b, _, over in quoted if over)
-        return spans
+        return [s for s in spans if not (s[2] == "high_entropy" and _is_digest(text, s[0], s[1]))]
+
+
+# A digest is named as one: a hex value of a key called so (`sha256 = "..."`, `"hash": "..."`),
+# or a lock file's `sha512-<base64>`. The entropy plugins cannot tell it from a secret.
+_DIGEST_KEY = re.compile(
+    r"(?i)(?:sha\d*|md5|hash|digest|checksum|integrity|etag|commit|revision|rev)[\"']?\s*[:=]"
+    r"\s*[\"']?$"
+)
+_DIGEST_PREFIX = ("sha512-", "sha384-", "sha256-", "sha1-", "md5-")
+
+
+def _is_digest(text: str, start: int, end: int) -> bool:
+    value = text[start:end].strip("\"'")
+    if value.startswith(_DIGEST_PREFIX) or text.endswith(_DIGEST_PREFIX, max(0, start - 8), start):
+        return True
+    if not _HEX.issuperset(value):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return _DIGEST_KEY.search(text, line_start, start) is not None
 
 
 def _places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[_Quoted]]:

@@ -32,10 +32,11 @@ __all__ = ["ENTROPY_RATIO", "MIN_LENGTH", "TokenJudge", "entropy_ratio", "is_ran
 #: Shortest run the entropy measure reads (random base62 of 20 has ~4.0 bits of 4.32 possible).
 MIN_LENGTH = 20
 #: Entropy over log2(length) a mixed run must reach (chosen from the corpus, see the README).
-ENTROPY_RATIO = 0.86
+ENTROPY_RATIO = 0.78
 _MIN_DECODED = 16
 
 _RUN = re2.compile(rb"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _PERCENT_RUN = re.compile(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*")
 _HEXISH = re.compile(r"[0-9a-fA-F\-]+")
 _B64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
@@ -44,6 +45,7 @@ _PRINTABLE = frozenset(range(32, 127)) | {9, 10, 13}
 # What lock files and data URIs put before a digest or a blob: never a secret.
 _DIGEST_MARKS = ("sha512-", "sha384-", "sha256-", "sha1-", "md5-", "h1:", "sha256:", "sha512:")
 _DATA_URI = ";base64,"
+_MARKS = tuple(m.encode() for m in (*_DIGEST_MARKS, _DATA_URI))
 _USER_PASSWORD = re.compile(r"[\w.@+\-]{1,64}:[^\s:]{6,}")
 
 
@@ -70,7 +72,9 @@ def is_random_looking(value: str, ratio: float = ENTROPY_RATIO) -> bool:
             upper += 1
         elif c.isdigit():
             digit += 1
-    if not (lower and upper and digit >= 2):
+    # All three classes, or two with digits and letters both plenty (`NRAK-7N9T3E58U15MZ...`).
+    classes = bool(lower) + bool(upper) + bool(digit)
+    if not (classes == 3 and digit >= 2 or classes == 2 and digit >= 4 and lower + upper >= 4):
         return False
     # A long identifier spells words: its runs of letters are long. Random text switches class
     # every two or three characters.
@@ -78,6 +82,18 @@ def is_random_looking(value: str, ratio: float = ENTROPY_RATIO) -> bool:
     if switches < len(core) / 4:
         return False
     return entropy_ratio(core) >= ratio
+
+
+def _after_digest_mark(data: bytes, raw: bytes) -> bool:
+    """Does every occurrence of the run follow what lock files put before a digest, or a data
+    URI's `;base64,` (an image, a font: binary, and judged high entropy only by its shape)?"""
+    at = data.find(raw)
+    while at >= 0:
+        before = data[max(0, at - 8) : at]
+        if not any(before.endswith(mark) for mark in _MARKS):
+            return False
+        at = data.find(raw, at + 1)
+    return True
 
 
 def _path_like(value: str) -> bool:
@@ -139,21 +155,24 @@ class TokenJudge:
         """Value -> kind, for each run of `blob` found to be a secret."""
         found: dict[str, str] = {}
         data = blob.encode("utf-8", "surrogatepass") if data is None else data
-        for m in _RUN.finditer(data):
-            value = m.group().decode("ascii")
-            if value in found:
-                continue
-            kind = self._judge(value, data, m.start())
+        cache = self._cache
+        for raw in set(_RUN.findall(data)):
+            value = raw.decode("ascii")
+            if value.startswith(_DIGEST_MARKS):
+                continue  # `sha512-<base64>` in a lock file
+            kind = cache[value] if value in cache else self._judge(value)
             if kind is not None:
+                if kind == "high_entropy" and _after_digest_mark(data, raw):
+                    continue
                 found[value] = kind
             elif "/" in value:
                 # A path: its parts are judged on their own (`/tmp/<token>.log`).
                 for part in value.split("/"):
                     if part not in found and len(part) >= 16:
-                        kind = self._judge(part, b"", 0)
+                        kind = cache[part] if part in cache else self._judge(part)
                         if kind is not None:
                             found[part] = kind
-        if "%" in blob:
+        if "%" in blob and _PERCENT.search(blob) is not None:
             for m in _PERCENT_RUN.finditer(blob):
                 value = m.group()
                 decoded = unquote(value)
@@ -163,12 +182,7 @@ class TokenJudge:
                         found[value] = kind
         return found
 
-    def _judge(self, value: str, data: bytes, at: int) -> str | None:
-        before = data[max(0, at - 8) : at].decode("ascii", "replace")
-        if any(before.endswith(mark) for mark in _DIGEST_MARKS):
-            return None
-        if value in self._cache:
-            return self._cache[value]
+    def _judge(self, value: str) -> str | None:
         kind: str | None = None
         for text in _decoded(value):
             kind = self._scan(text)
@@ -177,12 +191,7 @@ class TokenJudge:
             if kind is not None:
                 kind = "encoded_" + kind.removeprefix("encoded_")
                 break
-        if (
-            kind is None
-            and not before.endswith(_DATA_URI)
-            and is_random_looking(value, self.ratio)
-            and not _path_like(value)
-        ):
+        if kind is None and is_random_looking(value, self.ratio) and not _path_like(value):
             kind = "high_entropy"
         if len(self._cache) > 100_000:
             self._cache.clear()
