@@ -72,9 +72,9 @@ def is_random_looking(value: str, ratio: float = ENTROPY_RATIO) -> bool:
             upper += 1
         elif c.isdigit():
             digit += 1
-    # All three classes, or two with digits and letters both plenty (`NRAK-7N9T3E58U15MZ...`).
-    classes = bool(lower) + bool(upper) + bool(digit)
-    if not (classes == 3 and digit >= 2 or classes == 2 and digit >= 4 and lower + upper >= 4):
+    # All three classes, or upper case and digits both plenty (`NRAK-7N9T3E58U15MZ...`); lower
+    # case and digits alone is how ids and digests with a suffix look (`1a8394ed080ab02c-r461`).
+    if not (lower and upper and digit >= 2 or not lower and upper >= 4 and digit >= 4):
         return False
     # A long identifier spells words: its runs of letters are long. Random text switches class
     # every two or three characters.
