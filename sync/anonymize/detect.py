@@ -103,7 +103,7 @@ def detect_lines(
     return tuple(found)
 
 
-def provider_lines(text: str) -> list[str]:
+def provider_lines(text: str, data: bytes | None = None) -> list[str]:
     """The lines of `text` on which one of detect-secrets' provider expressions matches (its
     Discord, Mailchimp, Artifactory, Square, IBM, Cloudant and SoftLayer plugins): those
     plugins apply to any line, not only to lines with a key word or a quoted string. One re2
@@ -111,7 +111,10 @@ def provider_lines(text: str) -> list[str]:
     finder = _provider_finder()
     if finder is None:
         return []
-    data = text.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    if finder.search(data) is None:
+        return []
     out: list[str] = []
     last = -1
     for m in finder.finditer(data):

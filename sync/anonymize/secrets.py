@@ -157,7 +157,7 @@ class SecretScanner:
         if self.gitleaks is None:
             return Plan(tokens, keywords, detect)
         data = text.encode("utf-8", "surrogatepass")
-        gitleaks = self.gitleaks.plan(present, data)
+        gitleaks = self.gitleaks.plan(text, hits, data)
         runs = () if self._decoding else tuple(self.judge.plan(text, data).items())
         context = Context(
             any(r.kind == "aws_access_key" for r in tokens),
@@ -223,7 +223,7 @@ class SecretScanner:
         return _merge(spans)
 
 
-_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 
 
 def _run_spans(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]]:
