@@ -140,8 +140,8 @@ KINDS: dict[str, Callable[[random.Random], str]] = {
 
 #: The part of a value that must not appear in the stored bytes (a URL's password, a key's body).
 def probes(kind: str, value: str) -> list[str]:
-    if kind == "private_key":
-        return value.splitlines()[1:-1]
+    if kind.startswith(("private_key", "service_account_key")) and kind != "service_account_key_id":
+        return value.splitlines()[1:-1]  # every body line, wherever the block was cut
     if kind == "postgres_url_password":
         return [value.split(":")[2].split("@")[0]]
     return [value]
