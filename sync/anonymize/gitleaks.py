@@ -70,10 +70,21 @@ class GitleaksRule:
     #: its match lies on a line holding one of its key words, where it is searched. Read over
     #: a whole text, its expression (bounded repeats before the key word) costs ~100 us a search.
     line_bound: bool = False
+    #: Such a rule's own key words (`(?:lob)` in `lob-api-key`, whose prefilter words are only
+    #: `test_` and `live_`) when they are plain: a line must hold one (in lower case).
+    family: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
         return re.sub(r"[^a-z0-9]+", "_", self.id.lower()).strip("_")
+
+
+_FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
+
+
+def _family(expression: str) -> tuple[str, ...]:
+    m = _FAMILY.match(expression)
+    return tuple(m.group(1).split("|")) if m else ()
 
 
 def _options(megabytes: int) -> Any:
@@ -115,6 +126,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 re2.compile(path) if path else None,
                 allow,
                 raw["regex"].startswith(_KEY_WORD_FAMILY) and bool(raw["keywords"]),
+                _family(raw["regex"]),
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -159,6 +171,7 @@ class GitleaksRules:
         if not seen:
             return ()
         text = _encodable(text)
+        lower = text.lower()
         # In ASCII a character offset is a byte offset: lines are searched in `blob` (re2 on
         # a `str` with bounds converts the whole text's offsets on every call).
         ascii = len(blob) == len(text)
@@ -171,7 +184,12 @@ class GitleaksRules:
                     for word in rule.keywords
                     for at in at_word.get(word, ())
                 }
-                if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
+                family = rule.family
+                if any(
+                    _search_line(rule, text, blob, a, b, ascii)
+                    for a, b in spans
+                    if not family or any(w in lower[a:b] for w in family)
+                ):
                     kept.append(rule)
         free = tuple(sorted(i for i, r in seen.items() if not r.line_bound))
         if free:
@@ -212,9 +230,11 @@ class GitleaksRules:
                 pattern = rule.pattern_bytes
                 if rule.line_bound:
                     lower = data.lower()
+                    family = rule.family
                     matches = (
                         m
                         for a, b in _lines_with(lower, rule.keywords)
+                        if not family or any(w.encode() in lower[a:b] for w in family)
                         for m in pattern.finditer(data, a, b)
                     )
                 else:

@@ -163,7 +163,8 @@ class TokenJudge:
         found: dict[str, str] = {}
         data = blob.encode("utf-8", "surrogatepass") if data is None else data
         cache = self._cache
-        for raw in {w for w in data.translate(_TO_SPACE).split() if len(w) >= _MIN_DECODED}:
+        # 20 characters is also the shortest base64 that decodes to `_MIN_DECODED` bytes.
+        for raw in {w for w in data.translate(_TO_SPACE).split() if len(w) >= MIN_LENGTH}:
             value = raw.decode("ascii")
             if value.startswith(_DIGEST_MARKS):
                 continue  # `sha512-<base64>` in a lock file
@@ -175,7 +176,7 @@ class TokenJudge:
             elif "/" in value:
                 # A path: its parts are judged on their own (`/tmp/<token>.log`).
                 for part in value.split("/"):
-                    if part not in found and len(part) >= 16:
+                    if part not in found and len(part) >= MIN_LENGTH:
                         kind = cache[part] if part in cache else self._judge(part)
                         if kind is not None:
                             found[part] = kind
