@@ -73,6 +73,9 @@ class GitleaksRule:
     #: Such a rule's own key words (`(?:lob)` in `lob-api-key`, whose prefilter words are only
     #: `test_` and `live_`) when they are plain: a line must hold one (in lower case).
     family: tuple[str, ...] = ()
+    #: Literal characters, in their case, every match starts with (`SK` for `twilio-api-key`,
+    #: whose key word `sk` stands in every `task`): no match where the text lacks them.
+    case_probe: str = ""
 
     @property
     def kind(self) -> str:
@@ -85,6 +88,20 @@ _FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
 def _family(expression: str) -> tuple[str, ...]:
     m = _FAMILY.match(expression)
     return tuple(m.group(1).split("|")) if m else ()
+
+
+def _case_probe(expression: str) -> str:
+    """The literal start of an expression with no alternative anywhere and no flags before it
+    (a `\\b` or an opening group may come first); empty when there is none of 2+ characters."""
+    from sync.anonymize.secret_rules import literal_prefix
+
+    if "|" in expression:
+        return ""
+    e = expression
+    while e.startswith(("\\b", "(")) and not e.startswith("(?"):
+        e = e[2:] if e.startswith("\\b") else e[1:]
+    probe = literal_prefix(e)
+    return probe if len(probe) >= 2 else ""
 
 
 def _options(megabytes: int) -> Any:
@@ -127,6 +144,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 allow,
                 raw["regex"].startswith(_KEY_WORD_FAMILY) and bool(raw["keywords"]),
                 _family(raw["regex"]),
+                _case_probe(raw["regex"]),
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -191,7 +209,13 @@ class GitleaksRules:
                     if not family or any(w in lower[a:b] for w in family)
                 ):
                     kept.append(rule)
-        free = tuple(sorted(i for i, r in seen.items() if not r.line_bound))
+        free = tuple(
+            sorted(
+                i
+                for i, r in seen.items()
+                if not r.line_bound and (not r.case_probe or r.case_probe in text)
+            )
+        )
         if free:
             # Most episodes hold a common key word and no secret: one search with the candidates
             # joined says so, where one search per rule would read the text 5-20 times.
