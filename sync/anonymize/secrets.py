@@ -234,7 +234,10 @@ def _run_spans(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str
         if (at == 0 or text[at - 1] not in _RUN_CHARS) and (
             end == len(text) or text[end] not in _RUN_CHARS
         ):
-            yield at, end, kind
+            stop = end
+            while stop < len(text) and stop - end < 2 and text[stop] == "=":
+                stop += 1  # base64 padding goes with its run
+            yield at, stop, kind
         at = text.find(value, end)
 
 
