@@ -10,8 +10,8 @@
 - anonymization throughput of the corpus' episodes beside `json.dumps` of the same episodes.
 
 trufflehog3 pins old dependencies (attrs 20), so it is run from a virtualenv of its own:
-`python -m venv /tmp/th3 && /tmp/th3/bin/pip install trufflehog3`, then TRUFFLEHOG3=/tmp/th3/bin/
-trufflehog3 (default: `trufflehog3` on PATH; left out when absent).
+`python -m venv ~/th3-venv && ~/th3-venv/bin/pip install trufflehog3`, then
+TRUFFLEHOG3=~/th3-venv/bin/trufflehog3 (default: `trufflehog3` on PATH; left out when absent).
 
 Run: python tests/benchmarks/bench_secrets.py
 """
