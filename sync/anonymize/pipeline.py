@@ -113,6 +113,10 @@ class _Pass:
     #: Output strings the second scan must read: texts the first pass changed, and text fields
     #: copied as they were. (A text the first pass scanned and left unchanged is known clean.)
     unchecked: list[str] = field(default_factory=list)
+    #: Texts the first pass changed only by scrubbing identity: every detector read them before
+    #: (identity markers cannot make a secret), so the second scan reads them with our own rules
+    #: and detect-secrets only, not the wide detectors (gitleaks, runs, context) again.
+    scrubbed_only: list[str] = field(default_factory=list)
     secrets: int = 0  # placeholders written
     known_clean: set[str] = field(default_factory=set)
 
@@ -161,6 +165,7 @@ class Anonymizer:
         self.scanner = SecretScanner(
             detect_secrets=detect_secrets if detect_secrets is not None else DetectSecrets()
         )
+        self._narrow = SecretScanner(detect_secrets=self.scanner.detect_secrets, wide=False)
         self.identity = IdentityScrubber(identity or Identity())
         #: Short strings the second scan has read and found clean. The scanner is deterministic,
         #: so a string clean once is clean again; field values recur (agent names, reasons).
@@ -194,7 +199,7 @@ class Anonymizer:
         if rounds:
             state.secrets += scrubbed.count("<SECRET:")
         if scrubbed is not value and scrubbed != value:
-            state.unchecked.append(scrubbed)
+            (state.unchecked if rounds else state.scrubbed_only).append(scrubbed)
         return scrubbed
 
     # -- the projection --------------------------------------------------------------------
@@ -399,6 +404,7 @@ class Anonymizer:
         result = _map_strings(out, fix)
         assert isinstance(result, dict)
         state.unchecked = [fix(s) for s in state.unchecked]
+        state.scrubbed_only = [fix(s) for s in state.scrubbed_only]
         return result
 
     def _second_scan(self, serialized: str, state: _Pass) -> list[str]:
@@ -407,6 +413,8 @@ class Anonymizer:
         # one only grows when joined, so a hit in any string is a hit here.
         todo = "\n".join(state.unchecked)
         found = self.scanner.find(todo) if todo else []
+        if state.scrubbed_only:
+            found = found + self._narrow.find("\n".join(state.scrubbed_only))
         for finding in found:
             reasons.append(f"second scan: {finding.kind} still present")
         if not found:
@@ -414,6 +422,7 @@ class Anonymizer:
             if len(self._known_clean) > 50_000:
                 self._known_clean.clear()
             self._known_clean.update(s for s in state.unchecked if len(s) < 200)
+            self._known_clean.update(s for s in state.scrubbed_only if len(s) < 200)
         for value, placeholder in state.values.items():
             if _occurs(value, serialized):
                 kind = placeholder.split(":")[1]
