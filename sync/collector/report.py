@@ -10,13 +10,32 @@ the contributors.
 
 from __future__ import annotations
 
+import re
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sync.collector.ingest import METRIC_FIELDS, week_of
+import orjson
 
-__all__ = ["ReportRow", "aggregate", "ratio", "week_range"]
+from sync.collector.ingest import METRIC_FIELDS, TIERS, week_of
+
+__all__ = [
+    "PASSED_TIERS",
+    "CurveRow",
+    "ReportRow",
+    "aggregate",
+    "curve_row",
+    "ratio",
+    "retention_curve",
+    "week_range",
+]
+
+#: The tiers of an edit that passed the short-term checks: the debt rate's denominator (as in
+#: `capture report`'s tier mix).
+PASSED_TIERS = ("gold", "silver", "edited", "debt")
+_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +48,42 @@ class ReportRow:
     sums: tuple[float, ...]  # in METRIC_FIELDS order
 
 
+@dataclass(frozen=True, slots=True)
+class CurveRow:
+    """One stored episode's figures that do not add up (see `ingest.EpisodeCurve`)."""
+
+    agent: str
+    model: str
+    week: str | None
+    contributor: str | None
+    first_test_s: float | None
+    windows: dict[str, tuple[int, int]]
+
+
+def curve_row(
+    agent: str,
+    model: str,
+    week: str | None,
+    contributor: str | None,
+    first_test_s: float | None,
+    windows: str | None,
+) -> CurveRow:
+    """A row as the storage reads it (`window_retention` is JSON: label -> [count, millis])."""
+    parsed: dict[str, tuple[int, int]] = {}
+    if windows:
+        for label, value in orjson.loads(windows).items():
+            parsed[str(label)] = (int(value[0]), int(value[1]))
+    first = float(first_test_s) if first_test_s is not None else None
+    return CurveRow(agent, model, week or None, contributor or None, first, parsed)
+
+
 @dataclass(slots=True)
 class _Group:
     contributors: set[str] = field(default_factory=set)
     episodes: int = 0
     sums: list[float] = field(default_factory=lambda: [0.0] * len(METRIC_FIELDS))
+    first_tests: list[float] = field(default_factory=list)
+    windows: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, row: ReportRow) -> None:
         if row.contributor is not None:
@@ -42,6 +92,48 @@ class _Group:
         sums = self.sums
         for i, value in enumerate(row.sums):
             sums[i] += value
+
+    def add_curve(self, row: CurveRow) -> None:
+        if row.first_test_s is not None:
+            self.first_tests.append(row.first_test_s)
+        for label, (n, millis) in row.windows.items():
+            slot = self.windows.setdefault(label, [0, 0])
+            slot[0] += n
+            slot[1] += millis
+
+
+def _window_order(label: str) -> tuple[int, float, str]:
+    # Timed windows by their duration, then the event checkpoints (save, commit, late) by name.
+    match = _DURATION.match(label)
+    if match:
+        return (0, float(match.group(1)) * _UNITS[match.group(2) or "s"], label)
+    return (1, 0.0, label)
+
+
+def retention_curve(windows: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """Mean retention at each checkpoint window, shortest window first."""
+    return [
+        {
+            "window": label,
+            "checkpoints": windows[label][0],
+            "mean_retention": (
+                round(windows[label][1] / 1000 / windows[label][0], 4)
+                if windows[label][0]
+                else None
+            ),
+        }
+        for label in sorted(windows, key=_window_order)
+    ]
+
+
+def _tier_mix(n: dict[str, int]) -> dict[str, Any]:
+    counts = {t: n[f"tier_{t}"] for t in TIERS}
+    passed = sum(counts[t] for t in PASSED_TIERS)
+    return {
+        "proposals": counts,
+        "tiered": sum(counts.values()),
+        "debt_rate": ratio(counts["debt"], passed),
+    }
 
 
 def week_range(since: float | None, until: float | None) -> tuple[str | None, str | None]:
@@ -95,6 +187,19 @@ def _figures(key: str | None, group: _Group, min_contributors: int) -> dict[str,
         "chars_added": n["chars_added"],
         "lines_added": n["lines_added"],
         "test_runs": {"total": n["test_runs"], "passed": n["test_runs_passed"]},
+        "tiers": _tier_mix(n),
+        "retention_curve": retention_curve(group.windows),
+        "time_to_first_test": {
+            "median_s": (
+                round(statistics.median(group.first_tests), 3) if group.first_tests else None
+            ),
+            "episodes": len(group.first_tests),
+        },
+        "repairs": {
+            "repaired": n["repaired_episodes"],
+            "failing": n["failing_episodes"],
+            "rate": ratio(n["repaired_episodes"], n["failing_episodes"]),
+        },
     }
 
 
@@ -106,17 +211,29 @@ def aggregate(
     generated_at: str,
     since: str | None = None,
     until: str | None = None,
+    curves: Iterable[CurveRow] = (),
 ) -> dict[str, Any]:
+    """The report over the summed rows, and the per-episode `curves` (time to first test,
+    retention per window) of the same episodes. A group's contributors are counted from `rows`
+    alone: what it hides does not depend on the curves."""
     total = _Group()
     by: dict[str, dict[str | None, _Group]] = {"agent": {}, "model": {}, "week": {}}
-    for row in rows:
-        total.add(row)
-        for name, key in (("agent", row.agent), ("model", row.model), ("week", row.week)):
+
+    def groups_of(agent: str, model: str, week: str | None) -> Iterable[_Group]:
+        yield total
+        for name, key in (("agent", agent), ("model", model), ("week", week)):
             groups = by[name]
             group = groups.get(key)
             if group is None:
                 group = groups[key] = _Group()
+            yield group
+
+    for row in rows:
+        for group in groups_of(row.agent, row.model, row.week):
             group.add(row)
+    for curve in curves:
+        for group in groups_of(curve.agent, curve.model, curve.week):
+            group.add_curve(curve)
 
     def listing(name: str) -> list[dict[str, Any]]:
         groups = by[name]
