@@ -11,6 +11,7 @@ import pytest
 
 from sync.collector.ingest import EpisodeRow, episode_curve, episode_metrics, prepare
 from sync.collector.report import ReportRow, aggregate, curve_row, retention_curve
+from sync.collector.report_html import render_html
 from sync.collector.storage import open_storage
 from tests.collector.support import item
 from tests.collector.test_collector_storage import store_as_released
@@ -150,6 +151,13 @@ def test_the_report_shows_the_mix_per_agent_and_hides_a_small_group() -> None:
     }
     assert report["total"]["time_to_first_test"]["episodes"] == 9
     assert report["by_model"][0]["tiers"]["proposals"]["gold"] == 9
+
+    page = render_html(report)
+    tiers_by_agent = page[page.index("<h2>Tiers by agent</h2>") : page.index("Tiers by model")]
+    codex_row, cursor_row = tiers_by_agent.split("<tr><td>")[1:]
+    assert codex_row.startswith("codex</td><td>5</td><td>5</td>")  # gold, silver
+    assert "33.3%" in codex_row and "62 s" in codex_row and "30s 50%, 2m 100%" in codex_row
+    assert "not shown: fewer than 5 contributors" in cursor_row and "<td>4</td>" not in cursor_row
 
 
 def _prepared(eid: str, contributor: str, revision: int, tiers: tuple[str, ...]) -> EpisodeRow:
