@@ -97,8 +97,9 @@ METRIC_FIELDS_V1: tuple[str, ...] = METRIC_FIELDS[: METRIC_FIELDS.index("tier_go
 class EpisodeCurve:
     """What the report needs of each episode beyond sums: not additive, so kept per episode.
 
-    `first_test_s`: seconds from the first applied proposal to the first linked test run that
-    started at or after it (None: no such run). `windows`: per checkpoint window label, the
+    `first_test_s`: whole seconds from the first applied proposal to the first linked test run
+    that started at or after it (None: no such run; whole, so that the storage's cells of it
+    stay few). `windows`: per checkpoint window label, the
     number of applied proposals' checkpoints that measured a retention and their retentions'
     sum in thousandths."""
 
@@ -385,7 +386,7 @@ def episode_curve(episode: dict[str, Any]) -> EpisodeCurve:
     if first_applied is not None:
         for at, _ in _runs_in_order(episode):
             if at >= first_applied:
-                first_test = round(at - first_applied, 3)
+                first_test = float(round(at - first_applied))
                 break
     return EpisodeCurve(first_test, windows or None)
 

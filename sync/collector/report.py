@@ -11,12 +11,9 @@ the contributors.
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 from sync.collector.ingest import METRIC_FIELDS, TIERS, week_of
 
@@ -25,10 +22,10 @@ __all__ = [
     "CurveRow",
     "ReportRow",
     "aggregate",
-    "curve_row",
     "ratio",
     "retention_curve",
     "week_range",
+    "weighted_median",
 ]
 
 #: The tiers of an edit that passed the short-term checks: the debt rate's denominator (as in
@@ -50,31 +47,37 @@ class ReportRow:
 
 @dataclass(frozen=True, slots=True)
 class CurveRow:
-    """One stored episode's figures that do not add up (see `ingest.EpisodeCurve`)."""
+    """A cell of the figures that do not add up, summed per (agent, model, week) by the storage:
+    either one value of the time to first test (whole seconds) and how many episodes had it, or
+    one checkpoint window's measured checkpoints and their retentions' sum in thousandths."""
 
     agent: str
     model: str
     week: str | None
-    contributor: str | None
-    first_test_s: float | None
-    windows: dict[str, tuple[int, int]]
+    first_test_s: float | None = None
+    episodes: int = 0
+    window: str | None = None
+    checkpoints: int = 0
+    retained_millis: int = 0
 
 
-def curve_row(
-    agent: str,
-    model: str,
-    week: str | None,
-    contributor: str | None,
-    first_test_s: float | None,
-    windows: str | None,
-) -> CurveRow:
-    """A row as the storage reads it (`window_retention` is JSON: label -> [count, millis])."""
-    parsed: dict[str, tuple[int, int]] = {}
-    if windows:
-        for label, value in orjson.loads(windows).items():
-            parsed[str(label)] = (int(value[0]), int(value[1]))
-    first = float(first_test_s) if first_test_s is not None else None
-    return CurveRow(agent, model, week or None, contributor or None, first, parsed)
+def weighted_median(values: list[tuple[float, int]]) -> float | None:
+    """The median of values given with how often each occurs (as `statistics.median` of the
+    values repeated: the mean of the two middle ones when their number is even)."""
+    pairs = sorted((v, n) for v, n in values if n > 0)
+    total = sum(n for _, n in pairs)
+    if not total:
+        return None
+    lower, upper = (total - 1) // 2, total // 2
+    seen = 0
+    low: float | None = None
+    for value, n in pairs:
+        if low is None and seen + n > lower:
+            low = value
+        if seen + n > upper:
+            return (low + value) / 2 if low is not None else value
+        seen += n
+    return None
 
 
 @dataclass(slots=True)
@@ -82,7 +85,7 @@ class _Group:
     contributors: set[str] = field(default_factory=set)
     episodes: int = 0
     sums: list[float] = field(default_factory=lambda: [0.0] * len(METRIC_FIELDS))
-    first_tests: list[float] = field(default_factory=list)
+    first_tests: list[tuple[float, int]] = field(default_factory=list)
     windows: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, row: ReportRow) -> None:
@@ -95,11 +98,11 @@ class _Group:
 
     def add_curve(self, row: CurveRow) -> None:
         if row.first_test_s is not None:
-            self.first_tests.append(row.first_test_s)
-        for label, (n, millis) in row.windows.items():
-            slot = self.windows.setdefault(label, [0, 0])
-            slot[0] += n
-            slot[1] += millis
+            self.first_tests.append((row.first_test_s, row.episodes))
+        if row.window is not None:
+            slot = self.windows.setdefault(row.window, [0, 0])
+            slot[0] += row.checkpoints
+            slot[1] += row.retained_millis
 
 
 def _window_order(label: str) -> tuple[int, float, str]:
@@ -190,10 +193,8 @@ def _figures(key: str | None, group: _Group, min_contributors: int) -> dict[str,
         "tiers": _tier_mix(n),
         "retention_curve": retention_curve(group.windows),
         "time_to_first_test": {
-            "median_s": (
-                round(statistics.median(group.first_tests), 3) if group.first_tests else None
-            ),
-            "episodes": len(group.first_tests),
+            "median_s": weighted_median(group.first_tests),
+            "episodes": sum(n for _, n in group.first_tests),
         },
         "repairs": {
             "repaired": n["repaired_episodes"],
@@ -213,8 +214,8 @@ def aggregate(
     until: str | None = None,
     curves: Iterable[CurveRow] = (),
 ) -> dict[str, Any]:
-    """The report over the summed rows, and the per-episode `curves` (time to first test,
-    retention per window) of the same episodes. A group's contributors are counted from `rows`
+    """The report over the summed rows, and the `curves` (time to first test, retention per
+    window) of the same episodes. A group's contributors are counted from `rows`
     alone: what it hides does not depend on the curves."""
     total = _Group()
     by: dict[str, dict[str | None, _Group]] = {"agent": {}, "model": {}, "week": {}}

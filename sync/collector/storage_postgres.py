@@ -26,7 +26,7 @@ from sync.collector.ingest import (
     dedupe_in_batch,
     latest_per_episode,
 )
-from sync.collector.report import CurveRow, ReportRow, curve_row, week_range
+from sync.collector.report import CurveRow, ReportRow, week_range
 from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
@@ -71,6 +71,47 @@ def _cells_upsert(rows_sql: str, names: tuple[str, ...] = METRIC_FIELDS_V1) -> s
         f"ON CONFLICT (team, week, agent, model, contributor) DO UPDATE SET {updates};"
     )
 
+
+# The figures that do not add up have cells of their own, kept by the same triggers: per
+# (team, week, agent, model) and checkpoint window, the checkpoints and retentions' sum; per
+# (team, week, agent, model) and whole seconds to the first test, the number of episodes.
+_CURVE_CELL_KEY = "team, coalesce(week, '') AS week, agent, model"
+
+
+def _curve_rows(table: str, sign: int) -> tuple[str, str]:
+    windows = (
+        f"SELECT {_CURVE_CELL_KEY}, j.key AS label, {sign} * (j.value->>0)::bigint AS n, "
+        f"{sign} * (j.value->>1)::bigint AS m "
+        f"FROM {table} CROSS JOIN LATERAL jsonb_each(window_retention) AS j"
+    )
+    first = (
+        f"SELECT {_CURVE_CELL_KEY}, first_test_s AS seconds, {sign} AS n FROM {table} "
+        "WHERE first_test_s IS NOT NULL"
+    )
+    return windows, first
+
+
+def _curves_upsert(*sources: tuple[str, int]) -> str:
+    parts = [_curve_rows(table, sign) for table, sign in sources]
+    windows = " UNION ALL ".join(w for w, _ in parts)
+    first = " UNION ALL ".join(f for _, f in parts)
+    return (
+        "INSERT INTO window_cells AS c (team, week, agent, model, label, checkpoints, "
+        "retained_millis) SELECT team, week, agent, model, label, sum(n)::bigint, "
+        f"sum(m)::bigint FROM ({windows}) AS d GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
+        "ON CONFLICT (team, week, agent, model, label) DO UPDATE SET "
+        "checkpoints = c.checkpoints + excluded.checkpoints, "
+        "retained_millis = c.retained_millis + excluded.retained_millis; "
+        "INSERT INTO first_test_cells AS c (team, week, agent, model, seconds, episodes) "
+        f"SELECT team, week, agent, model, seconds, sum(n)::bigint FROM ({first}) AS d "
+        "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
+        "ON CONFLICT (team, week, agent, model, seconds) DO UPDATE SET "
+        "episodes = c.episodes + excluded.episodes;"
+    )
+
+
+_CURVE_KEY = "team text NOT NULL, week text NOT NULL, agent text NOT NULL, model text NOT NULL"
+_moved_rows = _new_rows(METRIC_FIELDS) + " UNION ALL " + _old_rows_negated(METRIC_FIELDS)
 
 # Numbered, append only: never edit one that has shipped.
 MIGRATIONS: list[tuple[str, list[str]]] = [
@@ -160,22 +201,25 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 for name in _ADDED_FIELDS
             ),
             "ALTER TABLE episodes ADD COLUMN first_test_s double precision",
-            "ALTER TABLE episodes ADD COLUMN window_retention text",
+            "ALTER TABLE episodes ADD COLUMN window_retention jsonb",
+            f"""CREATE TABLE window_cells ({_CURVE_KEY}, label text NOT NULL,
+                checkpoints bigint NOT NULL DEFAULT 0, retained_millis bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, label))""",
+            f"""CREATE TABLE first_test_cells ({_CURVE_KEY}, seconds double precision NOT NULL,
+                episodes bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, seconds))""",
             f"""CREATE OR REPLACE FUNCTION capture_cells_add() RETURNS trigger
             LANGUAGE plpgsql AS $$
             BEGIN
                 {_cells_upsert(_new_rows(METRIC_FIELDS), METRIC_FIELDS)}
+                {_curves_upsert(("new_rows", 1))}
                 RETURN NULL;
             END $$""",
             f"""CREATE OR REPLACE FUNCTION capture_cells_move() RETURNS trigger
             LANGUAGE plpgsql AS $$
             BEGIN
-                {
-                _cells_upsert(
-                    _new_rows(METRIC_FIELDS) + " UNION ALL " + _old_rows_negated(METRIC_FIELDS),
-                    METRIC_FIELDS,
-                )
-            }
+                {_cells_upsert(_moved_rows, METRIC_FIELDS)}
+                {_curves_upsert(("new_rows", 1), ("old_rows", -1))}
                 RETURN NULL;
             END $$""",
         ],
@@ -195,7 +239,7 @@ _EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("week", "text"),
     *((name, "int8") for name in METRIC_FIELDS),
     ("first_test_s", "float8"),
-    ("window_retention", "text"),
+    ("window_retention", "jsonb"),
 )
 
 _REVISION_COLUMNS = "team, episode_id, revision, level, contributor, received_at, body"
@@ -374,13 +418,25 @@ class PostgresStorage:
             where += " AND week < %s"
             params.append(last)
         with self.pool.connection() as conn:
-            cur = conn.execute(
-                f"""SELECT agent, model, week, contributor, first_test_s, window_retention
-                    FROM episodes WHERE team = %s
-                      AND (first_test_s IS NOT NULL OR window_retention IS NOT NULL){where}""",
+            first_tests = conn.execute(
+                f"""SELECT agent, model, NULLIF(week, ''), seconds, episodes
+                    FROM first_test_cells WHERE team = %s AND episodes > 0{where}""",
                 [team, *params],
             )
-            return [curve_row(*r) for r in cur]
+            out = [
+                CurveRow(a, m, w, first_test_s=float(s), episodes=int(n))
+                for a, m, w, s, n in first_tests
+            ]
+            windows = conn.execute(
+                f"""SELECT agent, model, NULLIF(week, ''), label, checkpoints, retained_millis
+                    FROM window_cells WHERE team = %s AND checkpoints > 0{where}""",
+                [team, *params],
+            )
+            out += [
+                CurveRow(a, m, w, window=label, checkpoints=int(n), retained_millis=int(r))
+                for a, m, w, label, n, r in windows
+            ]
+            return out
 
     def export_rows(
         self, team: str, since: float | None, until: float | None

@@ -22,7 +22,7 @@ from sync.collector.ingest import (
     dedupe_in_batch,
     latest_per_episode,
 )
-from sync.collector.report import CurveRow, ReportRow, curve_row, week_range
+from sync.collector.report import CurveRow, ReportRow, week_range
 from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
@@ -53,6 +53,29 @@ def _cell_upsert(row: str, sign: int, names: tuple[str, ...] = METRIC_FIELDS_V1)
         f"ON CONFLICT (team, week, agent, model, contributor) DO UPDATE SET {updates};"
     )
 
+
+# The figures that do not add up have cells of their own, kept by the same triggers: per
+# (team, week, agent, model) and checkpoint window, the checkpoints and retentions' sum; per
+# (team, week, agent, model) and whole seconds to the first test, the number of episodes.
+def _curve_upsert(row: str, sign: int) -> str:
+    key = f"{row}.team, coalesce({row}.week, ''), {row}.agent, {row}.model"
+    return (
+        "INSERT INTO window_cells (team, week, agent, model, label, checkpoints, "
+        f"retained_millis) SELECT {key}, j.key, {sign} * json_extract(j.value, '$[0]'), "
+        f"{sign} * json_extract(j.value, '$[1]') "
+        f"FROM json_each(coalesce({row}.window_retention, '{{}}')) AS j WHERE true "
+        "ON CONFLICT (team, week, agent, model, label) DO UPDATE SET "
+        "checkpoints = checkpoints + excluded.checkpoints, "
+        "retained_millis = retained_millis + excluded.retained_millis; "
+        "INSERT INTO first_test_cells (team, week, agent, model, seconds, episodes) "
+        f"SELECT {key}, {row}.first_test_s, {sign} WHERE {row}.first_test_s IS NOT NULL "
+        "ON CONFLICT (team, week, agent, model, seconds) DO UPDATE SET "
+        "episodes = episodes + excluded.episodes;"
+    )
+
+
+_CURVE_KEY = """team TEXT NOT NULL, week TEXT NOT NULL, agent TEXT NOT NULL,
+                model TEXT NOT NULL"""
 
 # Numbered, append only: never edit one that has shipped.
 MIGRATIONS: list[tuple[str, list[str]]] = [
@@ -138,14 +161,24 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             ),
             "ALTER TABLE episodes ADD COLUMN first_test_s REAL",
             "ALTER TABLE episodes ADD COLUMN window_retention TEXT",
+            f"""CREATE TABLE window_cells ({_CURVE_KEY}, label TEXT NOT NULL,
+                checkpoints INTEGER NOT NULL DEFAULT 0,
+                retained_millis INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, label))""",
+            f"""CREATE TABLE first_test_cells ({_CURVE_KEY}, seconds REAL NOT NULL,
+                episodes INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, seconds))""",
             "DROP TRIGGER episodes_cells_insert",
             "DROP TRIGGER episodes_cells_update",
             f"""CREATE TRIGGER episodes_cells_insert AFTER INSERT ON episodes BEGIN
                 {_cell_upsert("NEW", 1, METRIC_FIELDS)}
+                {_curve_upsert("NEW", 1)}
             END""",
             f"""CREATE TRIGGER episodes_cells_update AFTER UPDATE ON episodes BEGIN
                 {_cell_upsert("OLD", -1, METRIC_FIELDS)}
                 {_cell_upsert("NEW", 1, METRIC_FIELDS)}
+                {_curve_upsert("OLD", -1)}
+                {_curve_upsert("NEW", 1)}
             END""",
         ],
     ),  # fmt: skip
@@ -301,13 +334,23 @@ class SqliteStorage:
         if last is not None:
             where += " AND week < ?"
             params.append(last)
-        cur = self.conn.execute(
-            f"""SELECT agent, model, week, contributor, first_test_s, window_retention
-                FROM episodes WHERE team = ?
-                  AND (first_test_s IS NOT NULL OR window_retention IS NOT NULL){where}""",
+        conn = self.conn
+        first_tests = conn.execute(
+            f"""SELECT agent, model, NULLIF(week, ''), seconds, episodes FROM first_test_cells
+                WHERE team = ? AND episodes > 0{where}""",
             [team, *params],
         )
-        return [curve_row(*r) for r in cur]
+        out = [CurveRow(a, m, w, first_test_s=s, episodes=n) for a, m, w, s, n in first_tests]
+        windows = conn.execute(
+            f"""SELECT agent, model, NULLIF(week, ''), label, checkpoints, retained_millis
+                FROM window_cells WHERE team = ? AND checkpoints > 0{where}""",
+            [team, *params],
+        )
+        out += [
+            CurveRow(a, m, w, window=label, checkpoints=n, retained_millis=r)
+            for a, m, w, label, n, r in windows
+        ]
+        return out
 
     def export_rows(
         self, team: str, since: float | None, until: float | None

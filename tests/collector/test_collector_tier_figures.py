@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from sync.collector.ingest import EpisodeRow, episode_curve, episode_metrics, prepare
-from sync.collector.report import ReportRow, aggregate, curve_row, retention_curve
+from sync.collector.report import (
+    CurveRow,
+    ReportRow,
+    aggregate,
+    retention_curve,
+    weighted_median,
+)
 from sync.collector.report_html import render_html
 from sync.collector.storage import open_storage
 from tests.collector.support import item
@@ -100,6 +106,15 @@ def test_retention_curve_is_the_mean_per_window_shortest_first() -> None:
     ]
 
 
+def test_weighted_median_is_the_median_of_the_values_repeated() -> None:
+    assert weighted_median([]) is None
+    assert weighted_median([(5.0, 3)]) == 5.0
+    assert weighted_median([(1.0, 1), (9.0, 1)]) == 5.0
+    assert weighted_median([(30.0, 2), (10.0, 1), (20.0, 0)]) == 30.0
+    assert weighted_median([(10.0, 2), (30.0, 2), (20.0, 1)]) == 20.0
+    assert weighted_median([(10.0, 2), (30.0, 2)]) == 20.0
+
+
 def _rows(n_contributors: int, agent: str) -> tuple[list[ReportRow], list[Any]]:
     rows, curves = [], []
     for i in range(n_contributors):
@@ -108,16 +123,14 @@ def _rows(n_contributors: int, agent: str) -> tuple[list[ReportRow], list[Any]]:
         assert isinstance(r, EpisodeRow)
         sums = tuple(float(getattr(r.metrics, f)) for f in r.metrics.__dataclass_fields__)
         rows.append(ReportRow(r.agent, r.model, r.week, r.contributor, 1, sums))
-        curves.append(
-            curve_row(
-                r.agent,
-                r.model,
-                r.week,
-                r.contributor,
-                r.curve.first_test_s + i if r.curve.first_test_s is not None else None,
-                r.curve.windows_json(),
-            )
-        )
+        # the curve cells the storage would sum: one time to first test per episode (60 s for
+        # the first member, then one second more per member) and its windows
+        assert r.curve.first_test_s is not None and r.curve.windows is not None
+        curves.append(CurveRow(r.agent, r.model, r.week, first_test_s=60.0 + i, episodes=1))
+        curves += [
+            CurveRow(r.agent, r.model, r.week, window=w, checkpoints=n, retained_millis=m)
+            for w, (n, m) in r.curve.windows.items()
+        ]
     return rows, curves
 
 
@@ -200,5 +213,9 @@ def test_storage_keeps_the_figures_through_revisions_and_an_upgrade(
     assert total["tiers"]["proposals"]["rejected"] == 1
     assert total["repairs"]["repaired"] == 1
     assert total["time_to_first_test"] == {"median_s": 60.0, "episodes": 1}
-    assert [p["window"] for p in total["retention_curve"]] == ["30s", "2m"]
+    # revision 2's one applied proposal replaced revision 1's two in the window cells
+    assert [(p["window"], p["checkpoints"]) for p in total["retention_curve"]] == [
+        ("30s", 1),
+        ("2m", 1),
+    ]
     storage.close()
