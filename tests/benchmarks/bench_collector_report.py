@@ -6,7 +6,7 @@ weeks) and COPY'd into a throwaway PostgreSQL cluster with its default durabilit
 VACUUM ANALYZE'd as autovacuum would. The report is asked of a real `capture collector serve`
 process. Peers, measured in the same run: a bare `SELECT count(*)` over the team's episodes (the
 scan any report must do at least) and the report's own queries without HTTP and aggregation:
-the summed cells, and the per-episode rows of the figures that do not add up.
+the summed cells, and the cells of the figures that do not add up.
 
     python tests/benchmarks/bench_collector_report.py [--episodes 1000000]
 """
@@ -170,7 +170,7 @@ def main() -> None:
         (f"GET report, JSON (target <= {TARGET_S:g} s: {verdict})", report_json),
         ("GET report, HTML", report_html),
         ("the report's summed cells alone (no HTTP, no aggregation)", query),
-        ("its per-episode curve rows alone (time to first test, retention per window)", curves),
+        ("its curve cells alone (time to first test, retention per window)", curves),
         ("peer: `SELECT count(*)` over the team's episodes", scan),
     ):
         print(f"| {name} | {seconds:.3f} | {seconds / scan:.1f}x |")
