@@ -24,6 +24,7 @@ __all__ = [
     "CHURN_DEBT",
     "COMMITTED_SHARE",
     "GOLD_REQUIREMENTS",
+    "KNOWN_REASONS",
     "PROPOSAL_RULES",
     "TIER_RULES_VERSION",
     "EpisodeFacts",
@@ -237,3 +238,25 @@ def decide_episode(f: EpisodeFacts) -> TierDecision | None:
     if tiers == {Tier.GOLD}:
         return TierDecision(Tier.GOLD, (GOLD_REASON,), v)
     return TierDecision(Tier.SILVER, _reasons(signal, Tier.SILVER), v)
+
+
+#: The reasons `decide_episode` writes beside its proposals' own.
+EPISODE_REASONS = (
+    "every proposal is noise",
+    "every proposal rejected",
+    "every proposal undone or rejected",
+    "a proposal edited by the user",
+    "some proposals undone or rejected",
+    "tests edited by the agent",
+)
+#: Every reason string the table writes: what an upload may carry as it is (the anonymizer
+#: treats any other reason as text). A rule added above must add its reason here too.
+KNOWN_REASONS = frozenset(
+    {
+        *(rule.reason for rule in PROPOSAL_RULES),
+        *(reason for reason, _ in GOLD_REQUIREMENTS),
+        GOLD_REASON,
+        *EPISODE_REASONS,
+        *(f"outcome {o}" for o in ("kept", "edited", "undone", "rejected", "lost", "pending")),
+    }
+)

@@ -98,7 +98,70 @@ def detect_lines(
     and `hits`: where each of `DETECT_ANCHORS` stands in it (others may be listed too), when
     the caller found them already."""
     spans = _candidate_lines(text, None, lower, hits)
-    return tuple(dict.fromkeys(text[a:b] for a, b in spans))
+    found = dict.fromkeys(text[a:b] for a, b in spans)
+    found.update(dict.fromkeys(provider_lines(text)))
+    return tuple(found)
+
+
+def provider_lines(text: str, data: bytes | None = None) -> list[str]:
+    """The lines of `text` on which one of detect-secrets' provider expressions matches (its
+    Discord, Mailchimp, Artifactory, Square, IBM, Cloudant and SoftLayer plugins): those
+    plugins apply to any line, not only to lines with a key word or a quoted string. One re2
+    pass over the whole text finds them; the plugin itself then reads each such line."""
+    finder = _provider_finder()
+    if finder is None:
+        return []
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    if finder.search(data) is None:
+        return []
+    out: list[str] = []
+    last = -1
+    for m in finder.finditer(data):
+        start = data.rfind(b"\n", 0, m.start()) + 1
+        if start == last:
+            continue
+        last = start
+        end = data.find(b"\n", m.start())
+        line = data[start : len(data) if end < 0 else end]
+        out.append(line.decode("utf-8", "surrogatepass").rstrip("\r"))
+    return out
+
+
+# re2 has no look-behind: the plugins' `(?:(?<=\W)|(?<=^))` opening, which only asks that the
+# expression starts a word, becomes a consumed `(?:^|\W)` (finding the line is all that is
+# asked of it here; the plugin's own expression then decides).
+_LOOK_BEHIND_START = "(?:(?<=\\W)|(?<=^))"
+
+
+@lru_cache(maxsize=1)
+def _provider_finder() -> Any:
+    try:
+        import re2
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import RegexBasedDetector
+    except ImportError:  # pragma: no cover - both are declared dependencies
+        return None
+    parts = []
+    mapping: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    for name, cls in sorted(mapping.items()):
+        if name in _LEFT_OUT:
+            continue
+        plugin = cls()
+        if not isinstance(plugin, RegexBasedDetector):
+            continue
+        for expression in plugin.denylist:
+            pattern = expression.pattern.replace(_LOOK_BEHIND_START, "(?:^|\\W)")
+            # A look-ahead only narrows a match: without it the expression finds a superset.
+            pattern = _LOOK_AHEAD.sub("", pattern)
+            flags = "i" if expression.flags & re.IGNORECASE else ""
+            parts.append(f"(?m{flags}:{pattern})")
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    return re2.compile("|".join(parts).encode(), options)
+
+
+_LOOK_AHEAD = re.compile(r"\(\?[!=][^()]*\)")
 
 
 @lru_cache(maxsize=8192)
@@ -278,7 +341,26 @@ class DetectSecrets:
         # (seen: `=0( x = "<40 hex digits>" ]`); a quoted string over the plugins' own limits is
         # a secret whatever surrounds it.
         spans.extend((a, b, "high_entropy") for _, a, b, _, over in quoted if over)
-        return spans
+        return [s for s in spans if not (s[2] == "high_entropy" and _is_digest(text, s[0], s[1]))]
+
+
+# A digest is named as one: a hex value of a key called so (`sha256 = "..."`, `"hash": "..."`),
+# or a lock file's `sha512-<base64>`. The entropy plugins cannot tell it from a secret.
+_DIGEST_KEY = re.compile(
+    r"(?i)(?:sha\d*|md5|hash|digest|checksum|integrity|etag|commit|revision|rev)[\"']?\s*[:=]"
+    r"\s*[\"']?$"
+)
+_DIGEST_PREFIX = ("sha512-", "sha384-", "sha256-", "sha1-", "md5-")
+
+
+def _is_digest(text: str, start: int, end: int) -> bool:
+    value = text[start:end].strip("\"'")
+    if value.startswith(_DIGEST_PREFIX) or text.endswith(_DIGEST_PREFIX, max(0, start - 8), start):
+        return True
+    if not _HEX.issuperset(value):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return _DIGEST_KEY.search(text, line_start, start) is not None
 
 
 def _places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[_Quoted]]:

@@ -27,6 +27,9 @@ from typing import Any
 import orjson
 
 from capture.store.episodes import EPISODE_SCHEMA
+from capture.testruns.identity import MERGED_SOURCES, SHELL_SOURCE
+from capture.tiers.model import Tier
+from capture.tiers.rules import KNOWN_REASONS
 from sync.anonymize.detect import DetectSecrets
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
 from sync.anonymize.levels import Level
@@ -113,6 +116,10 @@ class _Pass:
     #: Output strings the second scan must read: texts the first pass changed, and text fields
     #: copied as they were. (A text the first pass scanned and left unchanged is known clean.)
     unchecked: list[str] = field(default_factory=list)
+    #: Texts the first pass changed only by scrubbing identity: every detector read them before
+    #: (identity markers cannot make a secret), so the second scan reads them with our own rules
+    #: and detect-secrets only, not the wide detectors (gitleaks, runs, context) again.
+    scrubbed_only: list[str] = field(default_factory=list)
     secrets: int = 0  # placeholders written
     known_clean: set[str] = field(default_factory=set)
 
@@ -161,6 +168,7 @@ class Anonymizer:
         self.scanner = SecretScanner(
             detect_secrets=detect_secrets if detect_secrets is not None else DetectSecrets()
         )
+        self._narrow = SecretScanner(detect_secrets=self.scanner.detect_secrets, wide=False)
         self.identity = IdentityScrubber(identity or Identity())
         #: Short strings the second scan has read and found clean. The scanner is deterministic,
         #: so a string clean once is clean again; field values recur (agent names, reasons).
@@ -194,7 +202,7 @@ class Anonymizer:
         if rounds:
             state.secrets += scrubbed.count("<SECRET:")
         if scrubbed is not value and scrubbed != value:
-            state.unchecked.append(scrubbed)
+            (state.unchecked if rounds else state.scrubbed_only).append(scrubbed)
         return scrubbed
 
     # -- the projection --------------------------------------------------------------------
@@ -256,6 +264,7 @@ class Anonymizer:
         }  # fmt: skip
         if isinstance(episode.get("tests"), dict):
             out["tests"] = self._tests_summary(episode["tests"], level, state)
+        self._tier_fields(episode, out, level, state)
         if episode.keys() - _EPISODE_FIELDS:
             self._extra(episode, out, _EPISODE_FIELDS, level, state)
         out["secrets_redacted"] = state.secrets
@@ -302,6 +311,9 @@ class Anonymizer:
             ]
         # Checkpoints hold only what our own code writes: window labels, times, measures.
         out["checkpoints"] = [_checkpoint(c) for c in p.get("checkpoints") or ()]
+        self._tier_fields(p, out, level, state)
+        if "late_signals" in p:
+            out["late_signals"] = self._late(p["late_signals"], level, state)
         if p.keys() - _PROPOSAL_FIELDS:
             self._extra(p, out, _PROPOSAL_FIELDS, level, state)
         return out
@@ -318,6 +330,9 @@ class Anonymizer:
             "runner": state.copy(runner) if runner else _runner(r.get("command")),
             **dict(zip(_TEST_RUN_PLAIN, plain, strict=True)),
         }
+        # The sources that saw the run: only the names our own code writes go out.
+        seen = r.get("seen_by")
+        out["seen_by"] = [s for s in seen if s in _RUN_SOURCES] if isinstance(seen, list) else None
         if level.carries_text:
             out["command"] = text(r.get("command"), "")
             out["name"] = text(r.get("name"), "")
@@ -351,6 +366,62 @@ class Anonymizer:
                 )
             elif isinstance(value, str):
                 out[key] = state.copy(value)
+        return out
+
+    def _tier_fields(
+        self, source: dict[str, Any], out: dict[str, Any], level: Level, state: _Pass
+    ) -> None:
+        """`tier` and `tier_history` at every level: the tier's value, its rules version and
+        time, and the reasons our rule table writes; any other reason is text (scrubbed at the
+        text levels, dropped at metrics)."""
+        if "tier" in source:
+            out["tier"] = self._tier(source["tier"], level, state)
+        if "tier_history" in source:
+            history = source["tier_history"]
+            decisions = (self._tier(d, level, state) for d in history or ())
+            out["tier_history"] = [d for d in decisions if d is not None]
+
+    def _tier(self, decision: Any, level: Level, state: _Pass) -> dict[str, Any] | None:
+        if not isinstance(decision, dict):
+            return None
+        tier = decision.get("tier")
+        reasons: list[str] = []
+        for reason in decision.get("reasons") or ():
+            if not isinstance(reason, str):
+                continue
+            if reason in KNOWN_REASONS:
+                reasons.append(reason)
+            elif level.carries_text:
+                reasons.append(self._text(reason, "", state) or "")
+        version = decision.get("rules_version")
+        decided_at = decision.get("decided_at")
+        return {
+            "tier": tier if tier in _TIERS else None,
+            "reasons": reasons,
+            "rules_version": version if type(version) is int else None,
+            "decided_at": decided_at if _is_timestamp(decided_at) else None,
+        }
+
+    def _late(self, late: Any, level: Level, state: _Pass) -> dict[str, Any] | None:
+        """A proposal's late signals: numbers, flags and times at every level; the commits'
+        SHAs only at the text levels (scrubbed like any text), flags saying whether there was
+        one at every level."""
+        if not isinstance(late, dict):
+            return None
+        out: dict[str, Any] = {}
+        for key in _LATE_NUMBERS:
+            value = late.get(key)
+            out[key] = value if value is None or isinstance(value, bool | int | float) else None
+        for key in _LATE_TIMES:
+            value = late.get(key)
+            out[key] = value if _is_timestamp(value) else None
+        kind = late.get("revert_kind")
+        out["revert_kind"] = kind if kind in _REVERT_KINDS else None
+        for key, flag in _LATE_SHAS:
+            sha = late.get(key)
+            out[flag] = isinstance(sha, str) and bool(sha)
+            if level.carries_text:
+                out[key] = self._text(sha, "", state) if isinstance(sha, str) else None
         return out
 
     def _extra(
@@ -399,6 +470,7 @@ class Anonymizer:
         result = _map_strings(out, fix)
         assert isinstance(result, dict)
         state.unchecked = [fix(s) for s in state.unchecked]
+        state.scrubbed_only = [fix(s) for s in state.scrubbed_only]
         return result
 
     def _second_scan(self, serialized: str, state: _Pass) -> list[str]:
@@ -407,6 +479,8 @@ class Anonymizer:
         # one only grows when joined, so a hit in any string is a hit here.
         todo = "\n".join(state.unchecked)
         found = self.scanner.find(todo) if todo else []
+        if state.scrubbed_only:
+            found = found + self._narrow.find("\n".join(state.scrubbed_only))
         for finding in found:
             reasons.append(f"second scan: {finding.kind} still present")
         if not found:
@@ -414,6 +488,7 @@ class Anonymizer:
             if len(self._known_clean) > 50_000:
                 self._known_clean.clear()
             self._known_clean.update(s for s in state.unchecked if len(s) < 200)
+            self._known_clean.update(s for s in state.scrubbed_only if len(s) < 200)
         for value, placeholder in state.values.items():
             if _occurs(value, serialized):
                 kind = placeholder.split(":")[1]
@@ -440,21 +515,41 @@ _EPISODE_FIELDS = frozenset(
     {
         "schema", "id", "agent", "model", "session_id", "turn_id", "workspace", "prompt",
         "source", "started_at", "ended_at", "settled_at", "proposals", "test_runs", "tests",
+        "tier", "tier_history",
     }
 )  # fmt: skip
+_TIERS = frozenset(t.value for t in Tier)
+#: The sources our own code records a test run from (`seen_by` holds these, nothing else).
+_RUN_SOURCES = frozenset({SHELL_SOURCE, *MERGED_SOURCES, "editor", "import"})
+#: Late signals as `LateSignals.as_json` writes them: numbers and flags, times, and the commits
+#: (a SHA, with the flag that says there was one).
+_LATE_NUMBERS = (
+    "lines", "committed_lines", "renamed", "churn_14d", "churn_30d", "days_observed",
+    "syntax_errors_added", "markers_added", "file_gone",
+)  # fmt: skip
+_LATE_TIMES = ("measured_at", "committed_at", "reverted_at", "fixed_at")
+_LATE_SHAS = (("commit", "committed"), ("reverted_by", "reverted"), ("fixed_by", "fixed"))
+_REVERT_KINDS = frozenset({"revert commit", "lines back"})
 _PROPOSAL_PLAIN = (
     "state", "outcome", "reason", "similarity", "retention", "chars_added", "chars_removed",
     "lines_added", "lines_removed", "agent", "model", "tool", "source", "backfilled",
     "created_file", "created_at", "applied_at", "decided_by", "settled_at",
 )  # fmt: skip
+#: In the order the store writes them, so that a stored checkpoint is copied as it is.
 _CHECKPOINT_FIELDS = (
-    "window", "due_at", "observed_at", "similarity", "retention", "outcome", "via",
+    "window", "due_at", "observed_at", "similarity", "retention", "outcome", "reason",
+    "rules_version", "late_seconds", "via",
 )  # fmt: skip
 _TEST_RUN_PLAIN = (
     "source", "exit_code", "passed", "failed", "errors", "skipped", "started_at", "duration_s",
-    "status", "link", "results_from",
+    "status", "link", "results_from", "seen_by",
 )  # fmt: skip
-_PROPOSAL_FIELDS = frozenset({"id", "file", "hunks", "checkpoints", *_PROPOSAL_PLAIN})
+_PROPOSAL_FIELDS = frozenset(
+    {
+        "id", "file", "hunks", "checkpoints", "tier", "tier_history", "late_signals",
+        *_PROPOSAL_PLAIN,
+    }
+)  # fmt: skip
 #: A shared proposal's first fields, in order (then its hunks and checkpoints).
 _PROPOSAL_OUT = ("id", "file", "language", *_PROPOSAL_PLAIN, "hunk_count")
 _TEST_RUN_FIELDS = frozenset(
@@ -470,6 +565,10 @@ def _checkpoint(c: dict[str, Any]) -> dict[str, Any]:
     if tuple(c) == _CHECKPOINT_FIELDS:
         return c.copy()
     return {k: c.get(k) for k in _CHECKPOINT_FIELDS}
+
+
+def _is_timestamp(value: Any) -> bool:
+    return type(value) is str and _TIMESTAMP.fullmatch(value) is not None
 
 
 def _cores(value: str) -> list[str]:
@@ -508,6 +607,9 @@ def _episode_texts(e: dict[str, Any]) -> list[str]:
                 v = h.get(k)
                 if type(v) is str:
                     add(v)
+        for k in ("tier", "tier_history", "late_signals"):
+            if p.get(k):
+                out.extend(_strings(p[k]))
         if p.keys() - _PROPOSAL_FIELDS:
             out.extend(_strings({k: p[k] for k in p.keys() - _PROPOSAL_FIELDS}))
     for r in e.get("test_runs") or ():
@@ -521,6 +623,9 @@ def _episode_texts(e: dict[str, Any]) -> list[str]:
     tests = e.get("tests")
     if isinstance(tests, dict):
         out.extend(_strings(tests))
+    for k in ("tier", "tier_history"):
+        if e.get(k):
+            out.extend(_strings(e[k]))
     if e.keys() - _EPISODE_FIELDS:
         out.extend(_strings({k: e[k] for k in e.keys() - _EPISODE_FIELDS}))
     return out

@@ -221,6 +221,9 @@ RULES: tuple[Rule, ...] = (
         r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R,
         probes=("shpat_", "shpca_", "shppa_", "shpss_"),
     ),
+    # Two formats gitleaks reads only beside a key word (New Relic) or not at every edge.
+    _token("new_relic_key", r"NRAK-[A-Z0-9]{27}" + _R),
+    _token("dockerhub_token", r"dckr_pat_[A-Za-z0-9_\-]{27}(?![A-Za-z0-9_\-])"),
     _token("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?" + _R),
     _token("azure_storage_key", r"AccountKey=([A-Za-z0-9+/]{40,}={0,2})", group=1),
     _token(

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
+from sync.anonymize.context import Context, find_in_context, has_user_name
 from sync.anonymize.detect import (
     DETECT_ANCHORS,
     DetectSecrets,
     detect_lines,
     lower_keeping_offsets,
 )
+from sync.anonymize.gitleaks import GitleaksRule, GitleaksRules
 from sync.anonymize.keyed import hmac_sha256
 from sync.anonymize.literals import literal_positions
 from sync.anonymize.secret_rules import RULES, Rule
+from sync.anonymize.tokens import TokenJudge
 
 __all__ = [
     "PLACEHOLDER",
@@ -48,18 +52,56 @@ class Plan(NamedTuple):
     keywords: tuple[Rule, ...]
     #: The lines detect-secrets must read (see `detect_lines`); none: it need not run.
     detect_secrets: tuple[str, ...]
+    #: gitleaks' rules that match somewhere.
+    gitleaks: tuple[GitleaksRule, ...] = ()
+    #: Unquoted runs judged secrets (high entropy, or a secret once decoded): (value, kind).
+    runs: tuple[tuple[str, str], ...] = ()
+    #: What the episode holds that changes how its texts are read (see context.py).
+    context: Context = Context(False, False, False, False)
 
     @property
     def empty(self) -> bool:
-        return not (self.tokens or self.keywords or self.detect_secrets)
+        return not (
+            self.tokens
+            or self.keywords
+            or self.detect_secrets
+            or self.gitleaks
+            or self.runs
+            or not self.context.empty
+        )
+
+
+# Literal words whose presence (in lower case) turns on one of the context readers.
+_COMMAND_WORDS = (
+    "--pass", "--pwd", "--token", "--secret", "--api-key", "--apikey", "--auth-token",
+    "mysql", "-u ", "--user ",
+)  # fmt: skip
+_USER_WORDS = ("user", "login", "uid", "usr", "account")
+_PASSWORD_WORDS = ("pass", "pwd")
+_PEM_WORD = "private key-----"
+
+
+@lru_cache(maxsize=1)
+def _gitleaks() -> GitleaksRules:
+    return GitleaksRules()
 
 
 class SecretScanner:
     """Our rules first, then detect-secrets on the lines they leave undecided."""
 
     def __init__(
-        self, rules: Sequence[Rule] = RULES, detect_secrets: DetectSecrets | None = None
+        self,
+        rules: Sequence[Rule] = RULES,
+        detect_secrets: DetectSecrets | None = None,
+        *,
+        wide: bool = True,
     ) -> None:
+        """`wide`: also gitleaks' rules, unquoted runs (entropy, decoding) and the episode's
+        context (pairs, split keys); off only to measure our own rules alone."""
+        self.wide = wide
+        self.gitleaks = _gitleaks() if wide else None
+        self.judge = TokenJudge(self._decoded_kind)
+        self._decoding = False
         self.tokens = tuple(r for r in rules if not r.keyword)
         self.keywords = tuple(r for r in rules if r.keyword)
         self.detect_secrets = detect_secrets
@@ -73,7 +115,22 @@ class SecretScanner:
         for i, rule in enumerate(self.tokens):
             for probe in rule.probes:
                 self._rules_of.setdefault(probe.lower(), []).append(i)
-        self._literal_hits = literal_positions(sorted(anchors | set(self._rules_of)))
+        words = anchors | set(self._rules_of)
+        if self.gitleaks is not None:
+            words.update(self.gitleaks.keywords)
+            words.update((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
+        self._literal_hits = literal_positions(sorted(words))
+
+    def _decoded_kind(self, text: str) -> str | None:
+        """The kind of the first secret in a decoded run (runs in it are not decoded again)."""
+        if self._decoding:
+            return None
+        self._decoding = True
+        try:
+            found = self.find(text)
+        finally:
+            self._decoding = False
+        return found[0].kind if found else None
 
     def plan(self, text: str) -> Plan:
         """The detectors that match somewhere in `text`. Planned over all of an episode's text
@@ -97,7 +154,20 @@ class SecretScanner:
             else ()
         )
         detect = detect_lines(text, lower, hits) if self.detect_secrets is not None else ()
-        return Plan(tokens, keywords, detect)
+        if self.gitleaks is None:
+            return Plan(tokens, keywords, detect)
+        data = text.encode("utf-8", "surrogatepass")
+        gitleaks = self.gitleaks.plan(text, hits, data)
+        runs = () if self._decoding else tuple(self.judge.plan(text, data).items())
+        context = Context(
+            any(r.kind == "aws_access_key" for r in tokens),
+            _PEM_WORD in present,
+            not present.isdisjoint(_USER_WORDS)
+            and not present.isdisjoint(_PASSWORD_WORDS)
+            and has_user_name(text),
+            not present.isdisjoint(_COMMAND_WORDS),
+        )
+        return Plan(tokens, keywords, detect, gitleaks, runs, context)
 
     def find(
         self,
@@ -133,12 +203,42 @@ class SecretScanner:
             and any(line in text for line in plan.detect_secrets)
         ):
             spans.extend(self.detect_secrets.find(text, hint, plan.detect_secrets))
+        if plan.gitleaks and self.gitleaks is not None:
+            spans.extend(self.gitleaks.find(text, plan.gitleaks, hint))
+        if not plan.context.empty:
+            spans.extend(find_in_context(text, plan.context))
+        if plan.runs:
+            # A run's span is kept only where no rule matched: a rule names the kind better,
+            # and a run may be longer than the token a rule found in it (`junit-ghp_...`).
+            ruled = sorted(spans)
+            for value, kind in plan.runs:
+                for run in _run_spans(text, value, kind):
+                    if not any(a < run[1] and run[0] < b for a, b, _ in ruled):
+                        spans.append(run)
         if not spans:
             return []
         spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
         if values is not None:
             values.extend(text[a:b] for a, b, _ in spans)
         return _merge(spans)
+
+
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+
+
+def _run_spans(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]]:
+    """Where `value` stands in `text` as a whole run (not inside a longer one)."""
+    at = text.find(value)
+    while at >= 0:
+        end = at + len(value)
+        if (at == 0 or text[at - 1] not in _RUN_CHARS) and (
+            end == len(text) or text[end] not in _RUN_CHARS
+        ):
+            stop = end
+            while stop < len(text) and stop - end < 2 and text[stop] == "=":
+                stop += 1  # base64 padding goes with its run
+            yield at, stop, kind
+        at = text.find(value, end)
 
 
 def _keyword_spans(

@@ -451,8 +451,10 @@ def create_app(
         authorize(token, "read", team)
         start, end = _time_param("since", since), _time_param("until", until)
         rows = await _call_storage(storage.report_rows, team, start, end)
+        curves = await _call_storage(storage.curve_rows, team, start, end)
         body = aggregate(
             rows,
+            curves=curves,
             team=team,
             min_contributors=limits.min_contributors,
             generated_at=iso(clock()) or "",

@@ -166,7 +166,9 @@ def training_episodes(rows: Iterable[ExportRow]) -> Iterator[dict[str, Any]]:
 
     Uploads carry what the uploader's level let through: no `hunk_context` (so prompts have no
     surrounding code and there is no user's final text: preference pairs come only from kept
-    siblings), hunks only above the metrics level, and a `tier` only once uploads carry one."""
+    siblings), hunks only above the metrics level, and at every level each proposal's and the
+    episode's `tier` as decided on the uploader's machine (what `--tiers` selects by; an upload
+    from before tiers were carried has none)."""
     for row in rows:
         try:
             episode = orjson.loads(row.body)

@@ -25,12 +25,16 @@ from sync.collector.wire import LEVELS, SUPPORTED_SCHEMAS
 __all__ = [
     "MAX_GZIP_MEMBERS",
     "METRIC_FIELDS",
+    "METRIC_FIELDS_V1",
+    "TIERS",
+    "EpisodeCurve",
     "EpisodeMetrics",
     "EpisodeRow",
     "Rejection",
     "check_batch",
     "decode_body",
     "dedupe_in_batch",
+    "episode_curve",
     "episode_metrics",
     "latest_per_episode",
     "parse_json",
@@ -43,6 +47,8 @@ __all__ = [
 MAX_GZIP_MEMBERS = 64
 
 _KNOWN_OUTCOMES = ("kept", "edited", "undone", "lost", "pending")
+#: The tiers the report counts proposals in (`capture.tiers.model.Tier`, best first).
+TIERS = ("gold", "silver", "edited", "rejected", "undone", "debt", "noise", "quarantine")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +73,43 @@ class EpisodeMetrics:
     retained_millichars: int = 0
     test_runs: int = 0
     test_runs_passed: int = 0
+    # Proposals per current tier (uploads from before tiers were carried count in none).
+    tier_gold: int = 0
+    tier_silver: int = 0
+    tier_edited: int = 0
+    tier_rejected: int = 0
+    tier_undone: int = 0
+    tier_debt: int = 0
+    tier_noise: int = 0
+    tier_quarantine: int = 0
+    # Repairs: 1 when a linked run failed, and 1 when a passing run followed a failing one.
+    failing_episodes: int = 0
+    repaired_episodes: int = 0
 
 
 METRIC_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(EpisodeMetrics))
+#: The figures the collector's first schema (m001, m002) made columns for; the later ones were
+#: added by m004_tier_figures. Shipped migrations must keep building what they built.
+METRIC_FIELDS_V1: tuple[str, ...] = METRIC_FIELDS[: METRIC_FIELDS.index("tier_gold")]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCurve:
+    """What the report needs of each episode beyond sums: not additive, so kept per episode.
+
+    `first_test_s`: whole seconds from the first applied proposal to the first linked test run
+    that started at or after it (None: no such run; whole, so that the storage's cells of it
+    stay few). `windows`: per checkpoint window label, the
+    number of applied proposals' checkpoints that measured a retention and their retentions'
+    sum in thousandths."""
+
+    first_test_s: float | None = None
+    windows: dict[str, tuple[int, int]] | None = None
+
+    def windows_json(self) -> str | None:
+        if not self.windows:
+            return None
+        return orjson.dumps({k: list(v) for k, v in self.windows.items()}).decode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +125,7 @@ class EpisodeRow:
     week: str | None
     metrics: EpisodeMetrics
     body: str
+    curve: EpisodeCurve = EpisodeCurve()
 
     @property
     def key(self) -> tuple[str, int]:
@@ -223,6 +264,7 @@ def prepare(
         week=week_of(started_at) if started_at is not None else None,
         metrics=episode_metrics(episode),
         body=orjson.dumps(episode).decode(),
+        curve=episode_curve(episode),
     )
 
 
@@ -282,14 +324,85 @@ def _passed(run: dict[str, Any]) -> bool:
     )
 
 
+def _failed(run: dict[str, Any]) -> bool:
+    if run.get("exit_code") is not None:
+        return bool(run["exit_code"] != 0)
+    return _count(run.get("failed")) > 0 or _count(run.get("errors")) > 0
+
+
+def _time(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_time(value)
+    except ValueError:
+        return None
+
+
+def _runs_in_order(episode: dict[str, Any]) -> list[tuple[float, dict[str, Any]]]:
+    runs = []
+    for run in episode.get("test_runs") or ():
+        at = _time(run.get("started_at"))
+        if at is not None:
+            runs.append((at, run))
+    runs.sort(key=lambda r: r[0])
+    return runs
+
+
+def _repairs(runs: list[tuple[float, dict[str, Any]]]) -> tuple[int, int]:
+    """(1 if a run failed, 1 if a passing run followed a failing one)."""
+    failed = repaired = 0
+    for _, run in runs:
+        if _failed(run):
+            failed = 1
+        elif failed and _passed(run):
+            repaired = 1
+    return failed, repaired
+
+
+def _tier_name(subject: dict[str, Any]) -> str | None:
+    tier = subject.get("tier")
+    value = tier.get("tier") if isinstance(tier, dict) else tier
+    return value if isinstance(value, str) else None
+
+
+def episode_curve(episode: dict[str, Any]) -> EpisodeCurve:
+    """The episode's time to first test and its per-window retentions (see EpisodeCurve)."""
+    first_applied: float | None = None
+    windows: dict[str, tuple[int, int]] = {}
+    for p in episode.get("proposals") or ():
+        if p.get("state") != "applied":
+            continue
+        at = _time(p.get("applied_at"))
+        if at is not None and (first_applied is None or at < first_applied):
+            first_applied = at
+        for c in p.get("checkpoints") or ():
+            retention = c.get("retention")
+            window = c.get("window")
+            if isinstance(window, str) and isinstance(retention, int | float):
+                n, total = windows.get(window, (0, 0))
+                windows[window] = (n + 1, total + round(retention * 1000))
+    first_test: float | None = None
+    if first_applied is not None:
+        for at, _ in _runs_in_order(episode):
+            if at >= first_applied:
+                first_test = float(round(at - first_applied))
+                break
+    return EpisodeCurve(first_test, windows or None)
+
+
 def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
     # Runs for every episode received: plain locals, no per-field dict updates.
     proposals = shown = applied = rejected = 0
     outcomes = dict.fromkeys(_KNOWN_OUTCOMES, 0)
     chars_added = lines_added = measured = runs = passed = 0
     retained = 0
+    tiers = dict.fromkeys(TIERS, 0)
     for p in episode.get("proposals") or ():
         proposals += 1
+        tier = _tier_name(p)
+        if tier in tiers:
+            tiers[tier] += 1
         state = p.get("state")
         if state == "applied":
             applied += 1
@@ -310,6 +423,7 @@ def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
     for run in episode.get("test_runs") or ():
         runs += 1
         passed += _passed(run)
+    failing, repaired = _repairs(_runs_in_order(episode)) if runs else (0, 0)
     return EpisodeMetrics(
         proposals,
         shown,
@@ -326,6 +440,16 @@ def episode_metrics(episode: dict[str, Any]) -> EpisodeMetrics:
         retained,
         runs,
         passed,
+        tier_gold=tiers["gold"],
+        tier_silver=tiers["silver"],
+        tier_edited=tiers["edited"],
+        tier_rejected=tiers["rejected"],
+        tier_undone=tiers["undone"],
+        tier_debt=tiers["debt"],
+        tier_noise=tiers["noise"],
+        tier_quarantine=tiers["quarantine"],
+        failing_episodes=failing,
+        repaired_episodes=repaired,
     )
 
 

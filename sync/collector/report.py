@@ -10,13 +10,29 @@ the contributors.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sync.collector.ingest import METRIC_FIELDS, week_of
+from sync.collector.ingest import METRIC_FIELDS, TIERS, week_of
 
-__all__ = ["ReportRow", "aggregate", "ratio", "week_range"]
+__all__ = [
+    "PASSED_TIERS",
+    "CurveRow",
+    "ReportRow",
+    "aggregate",
+    "ratio",
+    "retention_curve",
+    "week_range",
+    "weighted_median",
+]
+
+#: The tiers of an edit that passed the short-term checks: the debt rate's denominator (as in
+#: `capture report`'s tier mix).
+PASSED_TIERS = ("gold", "silver", "edited", "debt")
+_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +45,48 @@ class ReportRow:
     sums: tuple[float, ...]  # in METRIC_FIELDS order
 
 
+@dataclass(frozen=True, slots=True)
+class CurveRow:
+    """A cell of the figures that do not add up, summed per (agent, model, week) by the storage:
+    either one value of the time to first test (whole seconds) and how many episodes had it, or
+    one checkpoint window's measured checkpoints and their retentions' sum in thousandths."""
+
+    agent: str
+    model: str
+    week: str | None
+    first_test_s: float | None = None
+    episodes: int = 0
+    window: str | None = None
+    checkpoints: int = 0
+    retained_millis: int = 0
+
+
+def weighted_median(values: list[tuple[float, int]]) -> float | None:
+    """The median of values given with how often each occurs (as `statistics.median` of the
+    values repeated: the mean of the two middle ones when their number is even)."""
+    pairs = sorted((v, n) for v, n in values if n > 0)
+    total = sum(n for _, n in pairs)
+    if not total:
+        return None
+    lower, upper = (total - 1) // 2, total // 2
+    seen = 0
+    low: float | None = None
+    for value, n in pairs:
+        if low is None and seen + n > lower:
+            low = value
+        if seen + n > upper:
+            return (low + value) / 2 if low is not None else value
+        seen += n
+    return None
+
+
 @dataclass(slots=True)
 class _Group:
     contributors: set[str] = field(default_factory=set)
     episodes: int = 0
     sums: list[float] = field(default_factory=lambda: [0.0] * len(METRIC_FIELDS))
+    first_tests: list[tuple[float, int]] = field(default_factory=list)
+    windows: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, row: ReportRow) -> None:
         if row.contributor is not None:
@@ -42,6 +95,48 @@ class _Group:
         sums = self.sums
         for i, value in enumerate(row.sums):
             sums[i] += value
+
+    def add_curve(self, row: CurveRow) -> None:
+        if row.first_test_s is not None:
+            self.first_tests.append((row.first_test_s, row.episodes))
+        if row.window is not None:
+            slot = self.windows.setdefault(row.window, [0, 0])
+            slot[0] += row.checkpoints
+            slot[1] += row.retained_millis
+
+
+def _window_order(label: str) -> tuple[int, float, str]:
+    # Timed windows by their duration, then the event checkpoints (save, commit, late) by name.
+    match = _DURATION.match(label)
+    if match:
+        return (0, float(match.group(1)) * _UNITS[match.group(2) or "s"], label)
+    return (1, 0.0, label)
+
+
+def retention_curve(windows: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """Mean retention at each checkpoint window, shortest window first."""
+    return [
+        {
+            "window": label,
+            "checkpoints": windows[label][0],
+            "mean_retention": (
+                round(windows[label][1] / 1000 / windows[label][0], 4)
+                if windows[label][0]
+                else None
+            ),
+        }
+        for label in sorted(windows, key=_window_order)
+    ]
+
+
+def _tier_mix(n: dict[str, int]) -> dict[str, Any]:
+    counts = {t: n[f"tier_{t}"] for t in TIERS}
+    passed = sum(counts[t] for t in PASSED_TIERS)
+    return {
+        "proposals": counts,
+        "tiered": sum(counts.values()),
+        "debt_rate": ratio(counts["debt"], passed),
+    }
 
 
 def week_range(since: float | None, until: float | None) -> tuple[str | None, str | None]:
@@ -95,6 +190,17 @@ def _figures(key: str | None, group: _Group, min_contributors: int) -> dict[str,
         "chars_added": n["chars_added"],
         "lines_added": n["lines_added"],
         "test_runs": {"total": n["test_runs"], "passed": n["test_runs_passed"]},
+        "tiers": _tier_mix(n),
+        "retention_curve": retention_curve(group.windows),
+        "time_to_first_test": {
+            "median_s": weighted_median(group.first_tests),
+            "episodes": sum(n for _, n in group.first_tests),
+        },
+        "repairs": {
+            "repaired": n["repaired_episodes"],
+            "failing": n["failing_episodes"],
+            "rate": ratio(n["repaired_episodes"], n["failing_episodes"]),
+        },
     }
 
 
@@ -106,17 +212,29 @@ def aggregate(
     generated_at: str,
     since: str | None = None,
     until: str | None = None,
+    curves: Iterable[CurveRow] = (),
 ) -> dict[str, Any]:
+    """The report over the summed rows, and the `curves` (time to first test, retention per
+    window) of the same episodes. A group's contributors are counted from `rows`
+    alone: what it hides does not depend on the curves."""
     total = _Group()
     by: dict[str, dict[str | None, _Group]] = {"agent": {}, "model": {}, "week": {}}
-    for row in rows:
-        total.add(row)
-        for name, key in (("agent", row.agent), ("model", row.model), ("week", row.week)):
+
+    def groups_of(agent: str, model: str, week: str | None) -> Iterable[_Group]:
+        yield total
+        for name, key in (("agent", agent), ("model", model), ("week", week)):
             groups = by[name]
             group = groups.get(key)
             if group is None:
                 group = groups[key] = _Group()
+            yield group
+
+    for row in rows:
+        for group in groups_of(row.agent, row.model, row.week):
             group.add(row)
+    for curve in curves:
+        for group in groups_of(curve.agent, curve.model, curve.week):
+            group.add_curve(curve)
 
     def listing(name: str) -> list[dict[str, Any]]:
         groups = by[name]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from sync.collector.ingest import TIERS
+
 __all__ = ["render_html"]
 
 _STYLE = """
@@ -82,6 +84,55 @@ def _row(label: str, g: dict[str, Any], min_contributors: int) -> str:
     return f"<tr><td>{escape(label)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
+_TIER_HEAD = (
+    "<tr><th>{label}</th>"
+    + "".join(f"<th>{t}</th>" for t in TIERS)
+    + "<th>debt rate</th><th>first test (median)</th><th>repairs</th>"
+    "<th>retention per window</th></tr>"
+)
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return '<span class="muted">n/a</span>'
+    return f"{value:.0f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+def _curve(points: list[dict[str, Any]]) -> str:
+    parts = [
+        f"{escape(p['window'])} {p['mean_retention'] * 100:.0f}%"
+        for p in points
+        if p["mean_retention"] is not None
+    ]
+    return ", ".join(parts) if parts else '<span class="muted">n/a</span>'
+
+
+def _tier_row(label: str, g: dict[str, Any], min_contributors: int) -> str:
+    if g["suppressed"]:
+        return (
+            f'<tr><td>{escape(label)}</td><td colspan="{len(TIERS) + 4}" class="muted">not '
+            f"shown: fewer than {min_contributors} contributors</td></tr>"
+        )
+    tiers = g["tiers"]
+    first = g["time_to_first_test"]
+    repairs = g["repairs"]
+    cells = [
+        *(str(tiers["proposals"][t]) for t in TIERS),
+        _rate(tiers["debt_rate"]),
+        f'{_seconds(first["median_s"])} <span class="muted">({first["episodes"]} episodes)</span>',
+        _rate(repairs["rate"]),
+        _curve(g["retention_curve"]),
+    ]
+    return f"<tr><td>{escape(label)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def _tier_table(title: str, label: str, groups: list[dict[str, Any]], min_contributors: int) -> str:
+    rows = "".join(_tier_row(str(g["key"] or "unknown"), g, min_contributors) for g in groups)
+    if not rows:
+        rows = f'<tr><td colspan="{len(TIERS) + 5}" class="muted">no episodes</td></tr>'
+    return f"<h2>{title}</h2><table>{_TIER_HEAD.format(label=label)}{rows}</table>"
+
+
 def _table(title: str, label: str, groups: list[dict[str, Any]], min_contributors: int) -> str:
     rows = "".join(_row(str(g["key"] or "unknown"), g, min_contributors) for g in groups)
     if not rows:
@@ -106,6 +157,12 @@ def render_html(report: dict[str, Any]) -> str:
         _table("By agent", "agent", report["by_agent"], n),
         _table("By model", "model", report["by_model"], n),
         _table("By week", "week of", report["by_week"], n),
+        '<p class="muted">Tiers count proposals by their current tier; the debt rate is debt '
+        "over gold, silver, edited and debt. First test: median time from an episode's first "
+        "applied proposal to its first linked run. Repairs: episodes whose failing run was "
+        "followed by a passing one, of those with a failing run.</p>",
+        _tier_table("Tiers by agent", "agent", report["by_agent"], n),
+        _tier_table("Tiers by model", "model", report["by_model"], n),
     ]
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'

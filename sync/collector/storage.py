@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from sync.collector.ingest import EpisodeRow
-from sync.collector.report import ReportRow
+from sync.collector.report import CurveRow, ReportRow
 from sync.collector.tokens import TokenRecord
 
 __all__ = [
@@ -76,6 +76,10 @@ class Storage(Protocol):
     def report_rows(
         self, team: str, since: float | None, until: float | None
     ) -> list[ReportRow]: ...
+
+    def curve_rows(self, team: str, since: float | None, until: float | None) -> list[CurveRow]:
+        """Per stored episode in the weeks asked, what the report cannot sum."""
+        ...
 
     def export_rows(
         self, team: str, since: float | None, until: float | None

@@ -19,8 +19,14 @@ import psycopg
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
-from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
-from sync.collector.report import ReportRow, week_range
+from sync.collector.ingest import (
+    METRIC_FIELDS,
+    METRIC_FIELDS_V1,
+    EpisodeRow,
+    dedupe_in_batch,
+    latest_per_episode,
+)
+from sync.collector.report import CurveRow, ReportRow, week_range
 from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
@@ -28,7 +34,9 @@ __all__ = ["MIGRATIONS", "PostgresStorage"]
 
 _MIGRATION_LOCK = 0x63617074  # any constant shared by all replicas
 
-_METRIC_COLUMNS = ",\n".join(f"{name} bigint NOT NULL DEFAULT 0" for name in METRIC_FIELDS)
+# What m001 and m002 built; the figures added since come with their own migration.
+_METRIC_COLUMNS = ",\n".join(f"{name} bigint NOT NULL DEFAULT 0" for name in METRIC_FIELDS_V1)
+_ADDED_FIELDS = METRIC_FIELDS[len(METRIC_FIELDS_V1) :]
 
 # The report reads `report_cells`: per (team, week, agent, model, contributor), the number of
 # episodes and the sums of their figures, kept by statement triggers on `episodes` in the same
@@ -38,25 +46,72 @@ _CELL_KEY = (
     "team, coalesce(week, '') AS week, agent, model, coalesce(contributor, '') AS contributor"
 )
 _METRIC_LIST = ", ".join(METRIC_FIELDS)
-_NEW_ROWS = f"SELECT {_CELL_KEY}, 1 AS n, {_METRIC_LIST} FROM new_rows"
-_OLD_ROWS_NEGATED = (
-    f"SELECT {_CELL_KEY}, -1, {', '.join(f'-{name}' for name in METRIC_FIELDS)} FROM old_rows"
-)
 
 
-def _cells_upsert(rows_sql: str) -> str:
-    sums = ", ".join(f"sum({name})::bigint" for name in METRIC_FIELDS)
-    updates = ", ".join(
-        f"{name} = c.{name} + excluded.{name}" for name in ("episodes", *METRIC_FIELDS)
-    )
+def _new_rows(names: tuple[str, ...]) -> str:
+    return f"SELECT {_CELL_KEY}, 1 AS n, {', '.join(names)} FROM new_rows"
+
+
+def _old_rows_negated(names: tuple[str, ...]) -> str:
+    return f"SELECT {_CELL_KEY}, -1, {', '.join(f'-{name}' for name in names)} FROM old_rows"
+
+
+_NEW_ROWS = _new_rows(METRIC_FIELDS_V1)
+_OLD_ROWS_NEGATED = _old_rows_negated(METRIC_FIELDS_V1)
+
+
+def _cells_upsert(rows_sql: str, names: tuple[str, ...] = METRIC_FIELDS_V1) -> str:
+    sums = ", ".join(f"sum({name})::bigint" for name in names)
+    updates = ", ".join(f"{name} = c.{name} + excluded.{name}" for name in ("episodes", *names))
     return (
         f"INSERT INTO report_cells AS c (team, week, agent, model, contributor, episodes, "
-        f"{_METRIC_LIST}) "
+        f"{', '.join(names)}) "
         f"SELECT team, week, agent, model, contributor, sum(n)::bigint, {sums} "
         f"FROM ({rows_sql}) AS d GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
         f"ON CONFLICT (team, week, agent, model, contributor) DO UPDATE SET {updates};"
     )
 
+
+# The figures that do not add up have cells of their own, kept by the same triggers: per
+# (team, week, agent, model) and checkpoint window, the checkpoints and retentions' sum; per
+# (team, week, agent, model) and whole seconds to the first test, the number of episodes.
+_CURVE_CELL_KEY = "team, coalesce(week, '') AS week, agent, model"
+
+
+def _curve_rows(table: str, sign: int) -> tuple[str, str]:
+    windows = (
+        f"SELECT {_CURVE_CELL_KEY}, j.key AS label, {sign} * (j.value->>0)::bigint AS n, "
+        f"{sign} * (j.value->>1)::bigint AS m "
+        f"FROM {table} CROSS JOIN LATERAL jsonb_each(window_retention) AS j"
+    )
+    first = (
+        f"SELECT {_CURVE_CELL_KEY}, first_test_s AS seconds, {sign} AS n FROM {table} "
+        "WHERE first_test_s IS NOT NULL"
+    )
+    return windows, first
+
+
+def _curves_upsert(*sources: tuple[str, int]) -> str:
+    parts = [_curve_rows(table, sign) for table, sign in sources]
+    windows = " UNION ALL ".join(w for w, _ in parts)
+    first = " UNION ALL ".join(f for _, f in parts)
+    return (
+        "INSERT INTO window_cells AS c (team, week, agent, model, label, checkpoints, "
+        "retained_millis) SELECT team, week, agent, model, label, sum(n)::bigint, "
+        f"sum(m)::bigint FROM ({windows}) AS d GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
+        "ON CONFLICT (team, week, agent, model, label) DO UPDATE SET "
+        "checkpoints = c.checkpoints + excluded.checkpoints, "
+        "retained_millis = c.retained_millis + excluded.retained_millis; "
+        "INSERT INTO first_test_cells AS c (team, week, agent, model, seconds, episodes) "
+        f"SELECT team, week, agent, model, seconds, sum(n)::bigint FROM ({first}) AS d "
+        "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
+        "ON CONFLICT (team, week, agent, model, seconds) DO UPDATE SET "
+        "episodes = c.episodes + excluded.episodes;"
+    )
+
+
+_CURVE_KEY = "team text NOT NULL, week text NOT NULL, agent text NOT NULL, model text NOT NULL"
+_moved_rows = _new_rows(METRIC_FIELDS) + " UNION ALL " + _old_rows_negated(METRIC_FIELDS)
 
 # Numbered, append only: never edit one that has shipped.
 MIGRATIONS: list[tuple[str, list[str]]] = [
@@ -134,6 +189,41 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
     ),
     # A token may expire (`capture collector token create --expires 90d`); NULL: never.
     ("m003_token_expiry", ["ALTER TABLE tokens ADD COLUMN expires_at double precision"]),
+    # The tier mix and repairs (summed like the others), and per episode what is not additive:
+    # the time to its first test and its retention per window. Episodes stored before count in
+    # no tier (their uploads carried none).
+    (
+        "m004_tier_figures",
+        [
+            *(
+                f"ALTER TABLE {table} ADD COLUMN {name} bigint NOT NULL DEFAULT 0"
+                for table in ("episodes", "report_cells")
+                for name in _ADDED_FIELDS
+            ),
+            "ALTER TABLE episodes ADD COLUMN first_test_s double precision",
+            "ALTER TABLE episodes ADD COLUMN window_retention jsonb",
+            f"""CREATE TABLE window_cells ({_CURVE_KEY}, label text NOT NULL,
+                checkpoints bigint NOT NULL DEFAULT 0, retained_millis bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, label))""",
+            f"""CREATE TABLE first_test_cells ({_CURVE_KEY}, seconds double precision NOT NULL,
+                episodes bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, seconds))""",
+            f"""CREATE OR REPLACE FUNCTION capture_cells_add() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                {_cells_upsert(_new_rows(METRIC_FIELDS), METRIC_FIELDS)}
+                {_curves_upsert(("new_rows", 1))}
+                RETURN NULL;
+            END $$""",
+            f"""CREATE OR REPLACE FUNCTION capture_cells_move() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                {_cells_upsert(_moved_rows, METRIC_FIELDS)}
+                {_curves_upsert(("new_rows", 1), ("old_rows", -1))}
+                RETURN NULL;
+            END $$""",
+        ],
+    ),  # fmt: skip
 ]
 
 _TOKEN_COLUMNS = "id, team, scope, name, digest, created_at, revoked_at, expires_at"
@@ -148,6 +238,8 @@ _EPISODE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("started_at", "float8"),
     ("week", "text"),
     *((name, "int8") for name in METRIC_FIELDS),
+    ("first_test_s", "float8"),
+    ("window_retention", "jsonb"),
 )
 
 _REVISION_COLUMNS = "team, episode_id, revision, level, contributor, received_at, body"
@@ -288,6 +380,8 @@ class PostgresStorage:
                                 r.started_at,
                                 r.week,
                                 *(getattr(r.metrics, name) for name in METRIC_FIELDS),
+                                r.curve.first_test_s,
+                                r.curve.windows_json(),
                             )
                         )
                 cur.execute(_MOVE_EPISODES)
@@ -313,6 +407,36 @@ class PostgresStorage:
                 ReportRow(r[0], r[1], r[2], r[3], int(r[4]), tuple(float(x) for x in r[5:]))
                 for r in cur
             ]
+
+    def curve_rows(self, team: str, since: float | None, until: float | None) -> list[CurveRow]:
+        first, last = week_range(since, until)
+        where, params = "", []
+        if first is not None:
+            where += " AND week >= %s"
+            params.append(first)
+        if last is not None:
+            where += " AND week < %s"
+            params.append(last)
+        with self.pool.connection() as conn:
+            first_tests = conn.execute(
+                f"""SELECT agent, model, NULLIF(week, ''), seconds, episodes
+                    FROM first_test_cells WHERE team = %s AND episodes > 0{where}""",
+                [team, *params],
+            )
+            out = [
+                CurveRow(a, m, w, first_test_s=float(s), episodes=int(n))
+                for a, m, w, s, n in first_tests
+            ]
+            windows = conn.execute(
+                f"""SELECT agent, model, NULLIF(week, ''), label, checkpoints, retained_millis
+                    FROM window_cells WHERE team = %s AND checkpoints > 0{where}""",
+                [team, *params],
+            )
+            out += [
+                CurveRow(a, m, w, window=label, checkpoints=int(n), retained_millis=int(r))
+                for a, m, w, label, n, r in windows
+            ]
+            return out
 
     def export_rows(
         self, team: str, since: float | None, until: float | None

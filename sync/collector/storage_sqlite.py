@@ -15,14 +15,27 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from capture.connection import connect
-from sync.collector.ingest import METRIC_FIELDS, EpisodeRow, dedupe_in_batch, latest_per_episode
-from sync.collector.report import ReportRow, week_range
+from sync.collector.ingest import (
+    METRIC_FIELDS,
+    METRIC_FIELDS_V1,
+    EpisodeRow,
+    dedupe_in_batch,
+    latest_per_episode,
+)
+from sync.collector.report import CurveRow, ReportRow, week_range
 from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "SqliteStorage"]
 
-_METRIC_COLUMNS = ",\n".join(f"{name} INTEGER NOT NULL DEFAULT 0" for name in METRIC_FIELDS)
+
+def _metric_columns(names: tuple[str, ...]) -> str:
+    return ",\n".join(f"{name} INTEGER NOT NULL DEFAULT 0" for name in names)
+
+
+# What m001 and m002 built; the figures added since come with their own migration.
+_METRIC_COLUMNS = _metric_columns(METRIC_FIELDS_V1)
+_ADDED_FIELDS = METRIC_FIELDS[len(METRIC_FIELDS_V1) :]
 
 # The report reads `report_cells`: per (team, week, agent, model, contributor), the number of
 # episodes and the sums of their figures, kept by triggers on `episodes` in the same transaction
@@ -30,16 +43,39 @@ _METRIC_COLUMNS = ",\n".join(f"{name} INTEGER NOT NULL DEFAULT 0" for name in ME
 _METRIC_LIST = ", ".join(METRIC_FIELDS)
 
 
-def _cell_upsert(row: str, sign: int) -> str:
-    values = ", ".join(f"{sign} * {row}.{m}" for m in METRIC_FIELDS)
-    updates = ", ".join(f"{c} = {c} + excluded.{c}" for c in ("episodes", *METRIC_FIELDS))
+def _cell_upsert(row: str, sign: int, names: tuple[str, ...] = METRIC_FIELDS_V1) -> str:
+    values = ", ".join(f"{sign} * {row}.{m}" for m in names)
+    updates = ", ".join(f"{c} = {c} + excluded.{c}" for c in ("episodes", *names))
     return (
         f"INSERT INTO report_cells (team, week, agent, model, contributor, episodes, "
-        f"{_METRIC_LIST}) VALUES ({row}.team, coalesce({row}.week, ''), {row}.agent, "
+        f"{', '.join(names)}) VALUES ({row}.team, coalesce({row}.week, ''), {row}.agent, "
         f"{row}.model, coalesce({row}.contributor, ''), {sign}, {values}) "
         f"ON CONFLICT (team, week, agent, model, contributor) DO UPDATE SET {updates};"
     )
 
+
+# The figures that do not add up have cells of their own, kept by the same triggers: per
+# (team, week, agent, model) and checkpoint window, the checkpoints and retentions' sum; per
+# (team, week, agent, model) and whole seconds to the first test, the number of episodes.
+def _curve_upsert(row: str, sign: int) -> str:
+    key = f"{row}.team, coalesce({row}.week, ''), {row}.agent, {row}.model"
+    return (
+        "INSERT INTO window_cells (team, week, agent, model, label, checkpoints, "
+        f"retained_millis) SELECT {key}, j.key, {sign} * json_extract(j.value, '$[0]'), "
+        f"{sign} * json_extract(j.value, '$[1]') "
+        f"FROM json_each(coalesce({row}.window_retention, '{{}}')) AS j WHERE true "
+        "ON CONFLICT (team, week, agent, model, label) DO UPDATE SET "
+        "checkpoints = checkpoints + excluded.checkpoints, "
+        "retained_millis = retained_millis + excluded.retained_millis; "
+        "INSERT INTO first_test_cells (team, week, agent, model, seconds, episodes) "
+        f"SELECT {key}, {row}.first_test_s, {sign} WHERE {row}.first_test_s IS NOT NULL "
+        "ON CONFLICT (team, week, agent, model, seconds) DO UPDATE SET "
+        "episodes = episodes + excluded.episodes;"
+    )
+
+
+_CURVE_KEY = """team TEXT NOT NULL, week TEXT NOT NULL, agent TEXT NOT NULL,
+                model TEXT NOT NULL"""
 
 # Numbered, append only: never edit one that has shipped.
 MIGRATIONS: list[tuple[str, list[str]]] = [
@@ -104,14 +140,48 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             END""",
             # Episodes stored before this migration.
             f"""INSERT INTO report_cells (team, week, agent, model, contributor, episodes,
-                    {_METRIC_LIST})
+                    {", ".join(METRIC_FIELDS_V1)})
                 SELECT team, coalesce(week, ''), agent, model, coalesce(contributor, ''),
-                       count(*), {", ".join(f"sum({m})" for m in METRIC_FIELDS)}
+                       count(*), {", ".join(f"sum({m})" for m in METRIC_FIELDS_V1)}
                 FROM episodes GROUP BY 1, 2, 3, 4, 5""",
         ],
     ),
     # A token may expire (`capture collector token create --expires 90d`); NULL: never.
     ("m003_token_expiry", ["ALTER TABLE tokens ADD COLUMN expires_at REAL"]),
+    # The tier mix and repairs (summed like the others), and per episode what is not additive:
+    # the time to its first test and its retention per window. Episodes stored before count in
+    # no tier (their uploads carried none).
+    (
+        "m004_tier_figures",
+        [
+            *(
+                f"ALTER TABLE {table} ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"
+                for table in ("episodes", "report_cells")
+                for name in _ADDED_FIELDS
+            ),
+            "ALTER TABLE episodes ADD COLUMN first_test_s REAL",
+            "ALTER TABLE episodes ADD COLUMN window_retention TEXT",
+            f"""CREATE TABLE window_cells ({_CURVE_KEY}, label TEXT NOT NULL,
+                checkpoints INTEGER NOT NULL DEFAULT 0,
+                retained_millis INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, label))""",
+            f"""CREATE TABLE first_test_cells ({_CURVE_KEY}, seconds REAL NOT NULL,
+                episodes INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (team, week, agent, model, seconds))""",
+            "DROP TRIGGER episodes_cells_insert",
+            "DROP TRIGGER episodes_cells_update",
+            f"""CREATE TRIGGER episodes_cells_insert AFTER INSERT ON episodes BEGIN
+                {_cell_upsert("NEW", 1, METRIC_FIELDS)}
+                {_curve_upsert("NEW", 1)}
+            END""",
+            f"""CREATE TRIGGER episodes_cells_update AFTER UPDATE ON episodes BEGIN
+                {_cell_upsert("OLD", -1, METRIC_FIELDS)}
+                {_cell_upsert("NEW", 1, METRIC_FIELDS)}
+                {_curve_upsert("OLD", -1)}
+                {_curve_upsert("NEW", 1)}
+            END""",
+        ],
+    ),  # fmt: skip
 ]
 
 _TOKEN_COLUMNS = "id, team, scope, name, digest, created_at, revoked_at, expires_at"
@@ -127,6 +197,8 @@ _EPISODE_COLUMNS = (
     "started_at",
     "week",
     *METRIC_FIELDS,
+    "first_test_s",
+    "window_retention",
 )
 _UPSERT = (
     f"INSERT INTO episodes ({', '.join(_EPISODE_COLUMNS)}) "
@@ -151,6 +223,8 @@ def _episode_values(team: str, row: EpisodeRow) -> tuple[object, ...]:
         row.started_at,
         row.week,
         *(getattr(m, name) for name in METRIC_FIELDS),
+        row.curve.first_test_s,
+        row.curve.windows_json(),
     )
 
 
@@ -250,6 +324,33 @@ class SqliteStorage:
             [team, *params],
         )
         return [ReportRow(r[0], r[1], r[2], r[3], r[4], tuple(r[5:])) for r in cur]
+
+    def curve_rows(self, team: str, since: float | None, until: float | None) -> list[CurveRow]:
+        first, last = week_range(since, until)
+        where, params = "", []
+        if first is not None:
+            where += " AND week >= ?"
+            params.append(first)
+        if last is not None:
+            where += " AND week < ?"
+            params.append(last)
+        conn = self.conn
+        first_tests = conn.execute(
+            f"""SELECT agent, model, NULLIF(week, ''), seconds, episodes FROM first_test_cells
+                WHERE team = ? AND episodes > 0{where}""",
+            [team, *params],
+        )
+        out = [CurveRow(a, m, w, first_test_s=s, episodes=n) for a, m, w, s, n in first_tests]
+        windows = conn.execute(
+            f"""SELECT agent, model, NULLIF(week, ''), label, checkpoints, retained_millis
+                FROM window_cells WHERE team = ? AND checkpoints > 0{where}""",
+            [team, *params],
+        )
+        out += [
+            CurveRow(a, m, w, window=label, checkpoints=n, retained_millis=r)
+            for a, m, w, label, n, r in windows
+        ]
+        return out
 
     def export_rows(
         self, team: str, since: float | None, until: float | None

@@ -76,6 +76,45 @@ _CHECKPOINT: dict[str, Any] = {
     },
 }
 
+# A tier decision as the episode JSON writes it (`tier`, each of `tier_history`).
+_TIER: dict[str, Any] = {
+    "type": ["object", "null"],
+    "properties": {
+        # A name, not an enum: a newer client's tier is stored, not refused.
+        "tier": _NAME,
+        "reasons": {"type": ["array", "null"], "items": {"type": "string"}},
+        "rules_version": _RULES,
+        "decided_at": _TIME,
+    },
+}
+_TIER_HISTORY: dict[str, Any] = {"type": ["array", "null"], "items": _TIER}
+_DAYS: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "maximum": 1e9}
+# What became of a proposal's lines after the windows; at metrics the commits are flags only.
+_LATE: dict[str, Any] = {
+    "type": ["object", "null"],
+    "properties": {
+        "measured_at": _TIME,
+        "lines": _COUNT,
+        "committed_lines": _COUNT,
+        "committed_at": _TIME,
+        "renamed": _FLAG,
+        "churn_14d": _RATE,
+        "churn_30d": _RATE,
+        "days_observed": _DAYS,
+        "reverted_at": _TIME,
+        "revert_kind": _NAME,
+        "fixed_at": _TIME,
+        "syntax_errors_added": _COUNT,
+        "markers_added": _COUNT,
+        "file_gone": _FLAG,
+        "committed": _FLAG,
+        "reverted": _FLAG,
+        "fixed": _FLAG,
+        "commit": _NAME,
+        "reverted_by": _NAME,
+        "fixed_by": _NAME,
+    },
+}
 _PROPOSAL: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -104,6 +143,9 @@ _PROPOSAL: dict[str, Any] = {
         "settled_at": _TIME,
         "hunks": {"type": ["array", "null"], "items": _HUNK},
         "checkpoints": {"type": ["array", "null"], "items": _CHECKPOINT},
+        "tier": _TIER,
+        "tier_history": _TIER_HISTORY,
+        "late_signals": _LATE,
     },
 }
 
@@ -150,6 +192,8 @@ def episode_schema() -> dict[str, Any]:
             "settled_at": _TIME,
             "proposals": {"type": "array", "items": _PROPOSAL},
             "test_runs": {"type": ["array", "null"], "items": _TEST_RUN},
+            "tier": _TIER,
+            "tier_history": _TIER_HISTORY,
         },
     }
 
@@ -318,6 +362,45 @@ _GROUP: dict[str, Any] = {
         "chars_added": {"type": "integer"},
         "lines_added": {"type": "integer"},
         "test_runs": {"type": "object"},
+        # Proposals per current tier, how many have one, and the debt rate over the tiers of
+        # edits that passed the short-term checks (gold, silver, edited, debt).
+        "tiers": {
+            "type": "object",
+            "properties": {
+                "proposals": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "tiered": {"type": "integer"},
+                "debt_rate": _RATIO,
+            },
+        },
+        # Mean retention at each checkpoint window, shortest first.
+        "retention_curve": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "window": {"type": "string"},
+                    "checkpoints": {"type": "integer"},
+                    "mean_retention": {"type": ["number", "null"]},
+                },
+            },
+        },
+        # Median seconds from an episode's first applied proposal to its first linked run.
+        "time_to_first_test": {
+            "type": "object",
+            "properties": {
+                "median_s": {"type": ["number", "null"]},
+                "episodes": {"type": "integer"},
+            },
+        },
+        # Episodes whose failing run was followed by a passing one, of those with a failing run.
+        "repairs": {
+            "type": "object",
+            "properties": {
+                "repaired": {"type": "integer"},
+                "failing": {"type": "integer"},
+                "rate": _RATIO,
+            },
+        },
     },
 }
 

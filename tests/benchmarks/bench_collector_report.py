@@ -5,7 +5,8 @@ collector's own ingest code for its figures, then repeated under new ids, 60 con
 weeks) and COPY'd into a throwaway PostgreSQL cluster with its default durability, then
 VACUUM ANALYZE'd as autovacuum would. The report is asked of a real `capture collector serve`
 process. Peers, measured in the same run: a bare `SELECT count(*)` over the team's episodes (the
-scan any report must do at least) and the report's own query without HTTP and aggregation.
+scan any report must do at least) and the report's own queries without HTTP and aggregation:
+the summed cells, and the cells of the figures that do not add up.
 
     python tests/benchmarks/bench_collector_report.py [--episodes 1000000]
 """
@@ -72,7 +73,7 @@ def load(db: str, count: int) -> float:
                 )
         columns = (
             "team, episode_id, revision, level, contributor, received_at, agent, model, "
-            "started_at, week, " + ", ".join(METRIC_FIELDS)
+            "started_at, week, " + ", ".join(METRIC_FIELDS) + ", first_test_s, window_retention"
         )
         with cur.copy(f"COPY episodes ({columns}) FROM STDIN") as copy:
             for n in range(count):
@@ -91,6 +92,8 @@ def load(db: str, count: int) -> float:
                         started,
                         week_of(started),
                         *(getattr(t.metrics, f) for f in METRIC_FIELDS),
+                        t.curve.first_test_s,
+                        t.curve.windows_json(),
                     )
                 )
         conn.commit()
@@ -150,6 +153,7 @@ def main() -> None:
             )
         storage = open_storage(db)
         query = median_time(lambda: storage.report_rows("bench", None, None))
+        curves = median_time(lambda: storage.curve_rows("bench", None, None))
         storage.close()
     finally:
         cluster.stop()
@@ -165,7 +169,8 @@ def main() -> None:
     for name, seconds in (
         (f"GET report, JSON (target <= {TARGET_S:g} s: {verdict})", report_json),
         ("GET report, HTML", report_html),
-        ("the report's query alone (no HTTP, no aggregation)", query),
+        ("the report's summed cells alone (no HTTP, no aggregation)", query),
+        ("its curve cells alone (time to first test, retention per window)", curves),
         ("peer: `SELECT count(*)` over the team's episodes", scan),
     ):
         print(f"| {name} | {seconds:.3f} | {seconds / scan:.1f}x |")

@@ -425,9 +425,10 @@ def recomputed_report(lines: Sequence[dict[str, Any]], team: str) -> dict[str, A
     from dataclasses import astuple
 
     from sync.collector.ingest import EpisodeRow, prepare
-    from sync.collector.report import ReportRow, aggregate
+    from sync.collector.report import CurveRow, ReportRow, aggregate
 
     rows = []
+    curves = []
     for line in lines:
         row = prepare(
             {
@@ -451,4 +452,18 @@ def recomputed_report(lines: Sequence[dict[str, Any]], team: str) -> dict[str, A
                 tuple(float(x) for x in astuple(row.metrics)),
             )
         )
-    return aggregate(rows, team=team, min_contributors=1, generated_at="")
+        curve = row.curve
+        if curve.first_test_s is not None:
+            curves.append(
+                CurveRow(
+                    row.agent, row.model, row.week, first_test_s=curve.first_test_s, episodes=1
+                )
+            )
+        for window, (n, millis) in (curve.windows or {}).items():
+            curves.append(
+                CurveRow(
+                    row.agent, row.model, row.week, window=window, checkpoints=n,
+                    retained_millis=millis,
+                )
+            )  # fmt: skip
+    return aggregate(rows, team=team, min_contributors=1, generated_at="", curves=curves)

@@ -1,9 +1,9 @@
 """`capture collector export`: episodes recorded on a machine, uploaded by the real `capture sync`
 to a real collector, exported by the team in the training formats and loaded with `datasets`.
 
-Uploads carry no context around the edits and no tiers yet (the tier rules do not upload them):
-the formats that need a tier have no rows then, `--tiers` leaves every episode out, and the
-canonical export still carries every uploaded episode with its outcomes.
+Uploads carry no context around the edits, but they carry each proposal's and the episode's
+tier: the formats that need a tier have their rows, `--tiers` selects by the uploaded tiers, and
+the canonical export carries every uploaded episode with its outcomes and tiers.
 """
 
 from __future__ import annotations
@@ -73,16 +73,30 @@ def test_a_team_exports_what_its_members_uploaded(
     outcomes = sorted(p["outcome"] for p in episode["proposals"])
     assert outcomes == ["edited", "kept", "kept", "rejected", "undone"]
     assert SECRET not in (out / "episodes.jsonl").read_text()
-    # no tier was uploaded: nothing to learn from yet, and the datasheet says so
-    assert not (out / "kto.jsonl").exists() and not (out / "dpo.jsonl").exists()
-    assert sheet["episodes_by_tier"] == {"(none)": 1}
+    # the tiers went up with the episode: the datasheet counts it by its tier, and the KTO
+    # rows are the tiered proposals with an agent's text (gold and silver as positives; edited,
+    # undone and rejected as negatives)
+    assert sheet["episodes_by_tier"] == {"gold": 1}
+    assert episode["tier"]["tier"] == "gold"
+    assert [d["tier"] for d in episode["tier_history"]][-2:] == ["silver", "gold"]
+    kto = [json.loads(line) for line in (out / "kto.jsonl").read_text().splitlines()]
+    assert sorted((r["tier"], r["label"]) for r in kto) == [
+        ("edited", False), ("gold", True), ("rejected", False), ("silver", True),
+        ("undone", False),
+    ]  # fmt: skip
 
     filtered = _capture(
         team_home, "collector", "export", "--db", sqlite_url, "--team", "web",
         "--out", str(tmp_path / "gold"), "--format", "episodes", "--tiers", "gold",
     )  # fmt: skip
     assert filtered.returncode == 0, filtered.stderr
-    assert json.loads((tmp_path / "gold" / "datasheet.json").read_text())["rows"] == {}
+    assert json.loads((tmp_path / "gold" / "datasheet.json").read_text())["rows"] == {"episodes": 1}
+    nothing = _capture(
+        team_home, "collector", "export", "--db", sqlite_url, "--team", "web",
+        "--out", str(tmp_path / "debt"), "--format", "episodes", "--tiers", "debt",
+    )  # fmt: skip
+    assert nothing.returncode == 0, nothing.stderr
+    assert json.loads((tmp_path / "debt" / "datasheet.json").read_text())["rows"] == {}
 
     bad = _capture(
         team_home, "collector", "export", "--db", sqlite_url, "--team", "web",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sync.collector.ingest import EpisodeRow, prepare
+from sync.collector.ingest import METRIC_FIELDS_V1, EpisodeRow, prepare
 from sync.collector.report import aggregate
 from sync.collector.storage import open_storage
 from tests.collector.support import item, make_episode
@@ -23,6 +23,35 @@ def rows(prefix: str, n: int, revision: int = 1, agent: str = "codex") -> list[E
         assert isinstance(row, EpisodeRow)
         out.append(row)
     return out
+
+
+def store_as_released(storage: Any, team: str, stored: list[EpisodeRow]) -> None:
+    """Rows as the collector before m004 wrote them: only the figures its schema had."""
+    columns = (
+        "team, episode_id, revision, level, contributor, received_at, agent, model, "
+        "started_at, week, " + ", ".join(METRIC_FIELDS_V1)
+    )
+    values = [
+        (
+            team, r.episode_id, r.revision, r.level, r.contributor, r.received_at, r.agent,
+            r.model, r.started_at, r.week, *(getattr(r.metrics, m) for m in METRIC_FIELDS_V1),
+        )
+        for r in stored
+    ]  # fmt: skip
+    ledger = [
+        (team, r.episode_id, r.revision, r.level, r.contributor, r.received_at, r.body)
+        for r in stored
+    ]
+    mark = "?" if storage.kind == "sqlite" else "%s"
+    insert = f"INSERT INTO episodes ({columns}) VALUES ({', '.join([mark] * len(values[0]))})"
+    insert_ledger = f"INSERT INTO revisions VALUES ({', '.join([mark] * 7)})"
+    if storage.kind == "sqlite":
+        storage.conn.executemany(insert_ledger, ledger)
+        storage.conn.executemany(insert, values)
+    else:
+        with storage.pool.connection() as conn, conn.cursor() as cur:
+            cur.executemany(insert_ledger, ledger)
+            cur.executemany(insert, values)
 
 
 def report(storage: Any, since: float | None = None) -> dict[str, Any]:
@@ -39,7 +68,7 @@ def test_an_older_database_is_migrated_and_its_report_backfilled(
     all_migrations = list(module.MIGRATIONS)
     monkeypatch.setattr(module, "MIGRATIONS", all_migrations[:1])  # as released before m002
     assert storage.migrate() == 1
-    assert storage.store("t", rows("old", 12)) == {(f"old{i}", 1) for i in range(12)}
+    store_as_released(storage, "t", rows("old", 12))
     monkeypatch.setattr(module, "MIGRATIONS", all_migrations)
     assert storage.migrate() == len(all_migrations) - 1
     assert storage.migrate() == 0  # applied once

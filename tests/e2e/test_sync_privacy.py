@@ -16,7 +16,9 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -294,3 +296,105 @@ def test_this_process_is_guarded_too() -> None:
     finally:
         guard._connect = original  # type: ignore[attr-defined]
     assert called == []
+
+
+# -- the labelled secrets corpus against a real collector, on SQLite and on PostgreSQL ---------
+
+
+def _pg_dump(cluster: object, db: str) -> bytes:
+    """Every row of the collector's PostgreSQL database as text (pg_dump reads the rows
+    decompressed: TOAST compression would hide a secret from a search of the data files)."""
+    from tests.collector.support import pg_bindir
+
+    dump = subprocess.run(
+        [str(pg_bindir() / "pg_dump"), "--data-only", db],
+        capture_output=True, check=True, timeout=120,
+    )  # fmt: skip
+    return dump.stdout
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def corpus_collector(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    from tests.collector.support import Collector, PgCluster, PostgresMissing, make_token
+    from tests.conftest import missing_tool
+
+    cluster = None
+    if request.param == "sqlite":
+        db = f"sqlite:///{tmp_path / 'collector.db'}"
+    else:
+        try:
+            import psycopg  # noqa: F401
+
+            cluster = PgCluster().start()
+        except (ImportError, PostgresMissing) as exc:
+            missing_tool(f"PostgreSQL for the collector: {exc}")
+        assert cluster is not None
+        db = cluster.create_database("corpus")
+    collector = Collector(db, tmp_path / "collector-home", ("--rate", "10000", "--burst", "10000"))
+    collector.start()
+    token = make_token(db, "t", "ingest")
+
+    def stored() -> bytes:
+        if cluster is None:
+            return b"".join(p.read_bytes() for p in sorted(tmp_path.glob("collector.db*")))
+        return _pg_dump(cluster, db)
+
+    try:
+        yield collector.url, token, stored
+    finally:
+        collector.stop()
+        if cluster is not None:
+            cluster.stop()
+
+
+def test_no_corpus_secret_reaches_the_collector_at_the_redacted_level(
+    tmp_path: Path, corpus_collector: tuple[str, str, object]
+) -> None:
+    from tests.e2e.sync_e2e import Home
+    from tests.secret_corpus.corpus import make_corpus
+
+    url, token, stored = corpus_collector
+    home = Home(tmp_path)
+    episodes, labelled = make_corpus(root=str(home.ws))
+    assert len(labelled) >= 300 and len({x.kind for x in labelled}) >= 40
+    home.fill(episodes)
+    home.enable(url, token, level="redacted")
+    home.run("sync", "now")
+    status = home.status()
+    data = stored()  # type: ignore[operator]
+    print(f"sent {status['sent']}, quarantined {status['quarantined']} of {len(episodes)}")
+    assert status["sent"] > len(episodes) // 2
+    # The stored bytes do hold the episodes (so that finding no secret in them means something):
+    # a placeholder for each secret outside a path (a path's directories are hashed instead),
+    # less those of episodes not sent (at most three secrets each).
+    in_text = sum(1 for x in labelled if x.place != "path")
+    assert data.count(b"<SECRET:") >= in_text - 3 * (len(episodes) - status["sent"])
+    leaks = sorted({(x.kind, x.place) for x in labelled for p in x.probes if p.encode() in data})
+    assert leaks == []
+
+
+def test_metrics_level_carries_no_code_and_no_prose(
+    tmp_path: Path, corpus_collector: tuple[str, str, object]
+) -> None:
+    from tests.e2e.sync_e2e import Home
+    from tests.secret_corpus.corpus import make_corpus
+
+    url, token, stored = corpus_collector
+    home = Home(tmp_path)
+    episodes, labelled = make_corpus(seed=18, per_kind=1, root=str(home.ws))
+    home.fill(episodes)
+    home.enable(url, token, level="metrics")
+    home.run("sync", "now")
+    data = stored()  # type: ignore[operator]
+    fragments: set[str] = {p for x in labelled for p in x.probes}
+    for e in episodes:
+        fragments.update(line.strip() for line in (e["prompt"] or "").splitlines())
+        for p in e["proposals"]:
+            for h in p["hunks"]:
+                fragments.update(line.strip() for line in h["new_text"].splitlines())
+        for r in e["test_runs"]:
+            fragments.update([r["command"], *r["failing_ids"]])
+    fragments = {f for f in fragments if len(f) >= 12}
+    assert len(fragments) > 500
+    assert data.count(b"agent-capture/episode") + data.count(b"metrics") > 0
+    assert sorted(f for f in fragments if f.encode() in data) == []

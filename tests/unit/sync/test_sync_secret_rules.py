@@ -58,6 +58,8 @@ MUST_MATCH = [
     ("gitlab_token", "GR1348941" + "a" * 20, "GR1348941" + "a" * 20),
     ("slack_token", f"SLACK_BOT_TOKEN={XOXB}", XOXB),
     ("slack_webhook", f"post to {HOOK} on failure", HOOK),
+    ("new_relic_key", "the key NRAK-7N9T3E58U15MZ99YHR9KIJZZ5HG rotated", None),
+    ("dockerhub_token", "docker login -p dckr_pat_3NVsSqopr9NYOLX39LtuUa_xcXk", None),
     ("stripe_key", f"stripe.api_key = '{STRIPE}'", STRIPE),
     ("stripe_key", "whsec_" + "a1B2" * 8, "whsec_" + "a1B2" * 8),
     ("openai_key", f"OPENAI_API_KEY={OPENAI}", OPENAI),
@@ -119,6 +121,8 @@ MUST_NOT_MATCH = [
     ("npm_token", "npm_config_cache"),
     ("huggingface_token", "hf_hub_download(repo_id)"),
     ("sendgrid_key", "SG.load()"),
+    ("new_relic_key", "NRAK-short"),
+    ("dockerhub_token", "dckr_pat_ is Docker Hub's prefix"),
     ("twilio_key", "SKU0123456789abcdef0123456789abcdef"),
     ("telegram_bot_token", "12:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"),  # no bot id digits
     ("pypi_token", "pypi-AgEIcHlwaS5vcmc"),  # the prefix alone
@@ -146,7 +150,7 @@ MUST_NOT_MATCH = [
 
 def _found(text: str, kind: str) -> list[str]:
     """What the rules of this kind alone find (merging with other kinds' hits aside)."""
-    scanner = SecretScanner(rules=[r for r in RULES if r.kind == kind])
+    scanner = SecretScanner(rules=[r for r in RULES if r.kind == kind], wide=False)
     return [text[f.start : f.end] for f in scanner.find(text)]
 
 
@@ -274,7 +278,7 @@ def test_keyword_rules_tried_at_their_anchors_find_what_the_plain_expression_fin
     )
     reference = re.compile(rule.pattern.pattern.replace(anchored, plain, 1))
     assert reference.pattern != rule.pattern.pattern
-    scanner = SecretScanner(rules=[rule])
+    scanner = SecretScanner(rules=[rule], wide=False)
     found_any = 0
     for line in generated_assignments(6000):
         subject = line.lower() if rule.on_lower else line

@@ -1,0 +1,344 @@
+"""gitleaks' provider rules, read as data (rules/gitleaks_data.py) and compiled with google-re2.
+
+A rule is tried only on text holding one of its key words (gitleaks' own prefilter; the key
+words join the scanner's one literal pass), and its expression runs in re2, whose time is linear
+in the text whatever the expression. What a rule reports is its secret group (or the first
+group that matched, or the whole match), kept when its entropy reaches the rule's floor and no
+allow-list of the rule or of the whole set lets it pass, as gitleaks decides.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import re2
+
+from sync.anonymize.rules import gitleaks_data
+
+__all__ = ["GitleaksRule", "GitleaksRules"]
+
+# Rules whose hits our own rules report under a better kind, or which only restate the key-word
+# rule in a weaker form, are still run: a second opinion costs little once the key word is there.
+_ALLOW_ANY, _ALLOW_ALL = "OR", "AND"
+#: How gitleaks writes its key-word-then-value rules.
+_KEY_WORD_FAMILY = "(?i)[\\w.-]{0,50}?(?:"
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    if not n:
+        return 0.0
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+@dataclass(frozen=True, slots=True)
+class _Allow:
+    condition: str
+    target: str  # secret, match or line
+    regexes: tuple[Any, ...]
+    stopwords: tuple[str, ...]
+
+    def allows(self, secret: str, match: str, line: str) -> bool:
+        subject = {"match": match, "line": line}.get(self.target, secret)
+        tests: list[bool] = []
+        if self.regexes:
+            tests.append(any(r.search(subject) for r in self.regexes))
+        if self.stopwords:
+            low = secret.lower()
+            tests.append(any(w in low for w in self.stopwords))
+        if not tests:
+            return False
+        return all(tests) if self.condition == _ALLOW_ALL else any(tests)
+
+
+@dataclass(frozen=True, slots=True)
+class GitleaksRule:
+    id: str
+    keywords: tuple[str, ...]
+    secret_group: int
+    entropy: float
+    pattern: Any  # re2 pattern on str
+    pattern_bytes: Any  # the same on UTF-8 bytes, for planning over a whole episode
+    path: Any | None = None
+    allow: tuple[_Allow, ...] = field(default=())
+    #: A rule of the key-word-then-value family (`generic-api-key`, `adafruit-api-key`...):
+    #: its match lies on a line holding one of its key words, where it is searched. Read over
+    #: a whole text, its expression (bounded repeats before the key word) costs ~100 us a search.
+    line_bound: bool = False
+    #: Such a rule's own key words (`(?:lob)` in `lob-api-key`, whose prefilter words are only
+    #: `test_` and `live_`) when they are plain: a line must hold one (in lower case).
+    family: tuple[str, ...] = ()
+    #: Literal characters, in their case, every match starts with (`SK` for `twilio-api-key`,
+    #: whose key word `sk` stands in every `task`): no match where the text lacks them.
+    case_probe: str = ""
+
+    @property
+    def kind(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "_", self.id.lower()).strip("_")
+
+
+_FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
+
+
+def _family(expression: str) -> tuple[str, ...]:
+    m = _FAMILY.match(expression)
+    return tuple(m.group(1).split("|")) if m else ()
+
+
+def _case_probe(expression: str) -> str:
+    """The literal start of an expression with no alternative anywhere and no flags before it
+    (a `\\b` or an opening group may come first); empty when there is none of 2+ characters."""
+    from sync.anonymize.secret_rules import literal_prefix
+
+    if "|" in expression:
+        return ""
+    e = expression
+    while e.startswith(("\\b", "(")) and not e.startswith("(?"):
+        e = e[2:] if e.startswith("\\b") else e[1:]
+    probe = literal_prefix(e)
+    return probe if len(probe) >= 2 else ""
+
+
+def _options(megabytes: int) -> Any:
+    options = re2.Options()
+    options.max_mem = megabytes << 20
+    return options
+
+
+def _compile(expression: str) -> tuple[Any, Any]:
+    options = _options(8)
+    return re2.compile(expression, options), re2.compile(expression.encode(), options)
+
+
+def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
+    rules: list[GitleaksRule] = []
+    for raw in gitleaks_data.RULES:
+        if raw["id"] in gitleaks_data.NOT_RE2:
+            # None today; were one to appear, it is left out rather than run without a bound.
+            continue
+        on_text, on_bytes = _compile(raw["regex"])
+        allow = tuple(
+            _Allow(
+                a.get("condition", _ALLOW_ANY),
+                a.get("regexTarget", "secret"),
+                tuple(re2.compile(r) for r in a.get("regexes", ())),
+                tuple(w.lower() for w in a.get("stopwords", ())),
+            )
+            for a in raw.get("allowlists", ())
+        )
+        path = raw.get("path")
+        rules.append(
+            GitleaksRule(
+                raw["id"],
+                tuple(raw["keywords"]),
+                raw["secret_group"],
+                raw["entropy"],
+                on_text,
+                on_bytes,
+                re2.compile(path) if path else None,
+                allow,
+                raw["regex"].startswith(_KEY_WORD_FAMILY) and bool(raw["keywords"]),
+                _family(raw["regex"]),
+                _case_probe(raw["regex"]),
+            )
+        )
+    glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
+    glob_stop = tuple(w.lower() for w in gitleaks_data.GLOBAL_STOPWORDS)
+    return rules, glob_regexes, glob_stop
+
+
+class GitleaksRules:
+    """The rule set, compiled once (about 0.1 s)."""
+
+    def __init__(self) -> None:
+        self.rules, self._global_regexes, self._global_stopwords = _load()
+        self.always = tuple(r for r in self.rules if not r.keywords)
+        self._by_id = {r["id"]: r["regex"] for r in gitleaks_data.RULES}
+        self._joined_cache: dict[tuple[str, ...], Any] = {}
+        self.by_keyword: dict[str, list[GitleaksRule]] = {}
+        for rule in self.rules:
+            for word in rule.keywords:
+                self.by_keyword.setdefault(word, []).append(rule)
+
+    @property
+    def keywords(self) -> tuple[str, ...]:
+        return tuple(self.by_keyword)
+
+    def plan(
+        self, text: str, hits: Iterable[tuple[str, int]], blob: bytes
+    ) -> tuple[GitleaksRule, ...]:
+        """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
+        among those one of whose key words stands in its lower-cased text (`hits`: literals and
+        where each starts, from the scanner's one pass; other literals may be listed)."""
+        seen: dict[str, GitleaksRule] = {}
+        at_word: dict[str, list[int]] = {}
+        by_keyword = self.by_keyword
+        for word, at in hits:
+            rules = by_keyword.get(word)
+            if rules is not None:
+                at_word.setdefault(word, []).append(at)
+                for rule in rules:
+                    seen.setdefault(rule.id, rule)
+        for rule in self.always:
+            seen.setdefault(rule.id, rule)
+        if not seen:
+            return ()
+        text = _encodable(text)
+        lower = text.lower()
+        # In ASCII a character offset is a byte offset: lines are searched in `blob` (re2 on
+        # a `str` with bounds converts the whole text's offsets on every call).
+        ascii = len(blob) == len(text)
+        kept: list[GitleaksRule] = []
+        lines: dict[int, tuple[int, int]] = {}
+        for rule in seen.values():
+            if rule.line_bound:
+                spans = {
+                    lines.get(at) or lines.setdefault(at, _line_span(text, at))
+                    for word in rule.keywords
+                    for at in at_word.get(word, ())
+                }
+                family = rule.family
+                if any(
+                    _search_line(rule, text, blob, a, b, ascii)
+                    for a, b in spans
+                    if not family or any(w in lower[a:b] for w in family)
+                ):
+                    kept.append(rule)
+        free = tuple(
+            sorted(
+                i
+                for i, r in seen.items()
+                if not r.line_bound and (not r.case_probe or r.case_probe in text)
+            )
+        )
+        if free:
+            # Most episodes hold a common key word and no secret: one search with the candidates
+            # joined says so, where one search per rule would read the text 5-20 times.
+            joined = self._joined(free)
+            if joined is None or joined.search(blob) is not None:
+                kept.extend(
+                    r for i in free if (r := seen[i]).pattern_bytes.search(blob) is not None
+                )
+        return tuple(kept)
+
+    def _joined(self, ids: tuple[str, ...]) -> Any:
+        found = self._joined_cache.get(ids, False)
+        if found is False:
+            try:
+                found = re2.compile(
+                    "|".join(f"(?:{self._by_id[i]})" for i in ids).encode(), _options(64)
+                )
+            except Exception:  # re2.error: two rules name a group alike; searched one by one
+                found = None
+            if len(self._joined_cache) > 512:
+                self._joined_cache.clear()
+            self._joined_cache[ids] = found
+        return found
+
+    def find(
+        self, text: str, rules: Iterable[GitleaksRule], hint: str = ""
+    ) -> Iterator[tuple[int, int, str]]:
+        """(start, end, kind) of each secret the rules report in `text`."""
+        text = _encodable(text)
+        data = text.encode("ascii") if text.isascii() else None
+        for rule in rules:
+            if rule.path is not None and not (hint and rule.path.search(hint)):
+                continue
+            matches: Iterable[Any]
+            if data is not None:
+                pattern = rule.pattern_bytes
+                if rule.line_bound:
+                    lower = data.lower()
+                    family = rule.family
+                    matches = (
+                        m
+                        for a, b in _lines_with(lower, rule.keywords)
+                        if not family or any(w.encode() in lower[a:b] for w in family)
+                        for m in pattern.finditer(data, a, b)
+                    )
+                else:
+                    matches = pattern.finditer(data)
+            else:
+                matches = rule.pattern.finditer(text)
+            for m in matches:
+                span = _secret_span(m, rule.secret_group)
+                if span is None:
+                    continue
+                a, b = span
+                secret = text[a:b]
+                if rule.entropy and _entropy(secret) <= rule.entropy:
+                    continue
+                whole = text[m.start() : m.end()]
+                if self._allowed(rule, secret, whole, _line_of(text, a)):
+                    continue
+                yield a, b, rule.kind
+
+    def _allowed(self, rule: GitleaksRule, secret: str, match: str, line: str) -> bool:
+        if any(r.search(secret) for r in self._global_regexes):
+            return True
+        low = secret.lower()
+        if any(w in low for w in self._global_stopwords):
+            return True
+        return any(a.allows(secret, match, line) for a in rule.allow)
+
+
+def _encodable(text: str) -> str:
+    """`text` with each lone surrogate (JSON can carry one; re2 reads UTF-8) as `?`: one
+    character for one, so offsets hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _search_line(rule: GitleaksRule, text: str, blob: bytes, a: int, b: int, ascii: bool) -> bool:
+    if ascii:
+        return rule.pattern_bytes.search(blob, a, b) is not None
+    return rule.pattern.search(text[a:b]) is not None
+
+
+def _line_span(text: str, at: int) -> tuple[int, int]:
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end < 0 else end
+
+
+def _lines_with(lower: Any, words: Iterable[str]) -> list[tuple[int, int]]:
+    """(start, end) of each line of `lower` (str or bytes, lower case) holding one of `words`."""
+    nl: Any = b"\n" if isinstance(lower, bytes) else "\n"
+    spans: set[tuple[int, int]] = set()
+    for word in words:
+        w: Any = word.encode() if isinstance(lower, bytes) else word
+        at = lower.find(w)
+        while at >= 0:
+            start = lower.rfind(nl, 0, at) + 1
+            end = lower.find(nl, at)
+            if end < 0:
+                end = len(lower)
+            spans.add((start, end))
+            at = lower.find(w, end)
+    return sorted(spans)
+
+
+def _secret_span(m: Any, group: int) -> tuple[int, int] | None:
+    if group:
+        a, b = m.span(group)
+        return (a, b) if a >= 0 and b > a else None
+    groups = len(m.groups())
+    for g in range(1, groups + 1):
+        a, b = m.span(g)
+        if a >= 0 and b > a:
+            return a, b
+    a, b = m.span(0)
+    return (a, b) if b > a else None
+
+
+def _line_of(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : len(text) if end < 0 else end]

@@ -1,0 +1,3 @@
+"""Rule sets read as data: gitleaks' provider rules (MIT), converted by `update_gitleaks.py`."""
+
+__all__: list[str] = []

@@ -1,0 +1,207 @@
+"""Unquoted tokens: high entropy in prose, and secrets hidden by an encoding.
+
+detect-secrets measures entropy only inside quotes; people paste tokens bare ("use
+Xk29fQ... for staging"). Every run of token characters of 16+ in an episode is looked at once,
+over the whole episode (its UTF-8 bytes split at every other byte, ~11 us for 1.6 KB):
+
+- a run of 20+ that mixes cases and digits is a secret when its Shannon entropy, relative to the
+  most a string of its length can have, reaches `ENTROPY_RATIO` (see the README, "What is
+  scrubbed", for how the figure was chosen from the labelled corpus); hex-only runs (digests,
+  UUIDs, commit ids) and runs that lock files and data URIs carry are left to the other rules;
+- a run that decodes (base64, hex, percent-encoding) to printable text is decoded and the text
+  scanned again; a secret in it makes the encoded run a secret.
+
+A run once judged is judged the same everywhere: the plan carries the values, and each text is
+searched for them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Callable
+from urllib.parse import unquote
+
+__all__ = ["ENTROPY_RATIO", "MIN_LENGTH", "TokenJudge", "entropy_ratio", "is_random_looking"]
+
+#: Shortest run the entropy measure reads (random base62 of 20 has ~4.0 bits of 4.32 possible).
+MIN_LENGTH = 20
+#: Entropy over log2(length) a mixed run must reach (chosen from the corpus, see the README).
+ENTROPY_RATIO = 0.78
+_MIN_DECODED = 16
+
+# Runs are cut out by mapping every other byte to a space and splitting: 2x faster than an
+# expression (each of whose matches costs a Python object).
+_RUN_BYTES = frozenset((string.ascii_letters + string.digits + "+/_-").encode())
+_TO_SPACE = bytes(b if b in _RUN_BYTES else 32 for b in range(256))
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT_RUN = re.compile(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*")
+_HEXISH = re.compile(r"[0-9a-fA-F\-]+")
+_B64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_B64URL = re.compile(r"[A-Za-z0-9_\-]+={0,2}")
+_PRINTABLE_BYTES = bytes([*range(32, 127), 9, 10, 13])
+# What lock files and data URIs put before a digest or a blob: never a secret.
+_DIGEST_MARKS = ("sha512-", "sha384-", "sha256-", "sha1-", "md5-", "h1:", "sha256:", "sha512:")
+_DATA_URI = ";base64,"
+_MARKS = tuple(m.encode() for m in (*_DIGEST_MARKS, _DATA_URI))
+_USER_PASSWORD = re.compile(r"[\w.@+\-]{1,64}:[^\s:]{6,}")
+
+
+def entropy_ratio(value: str) -> float:
+    """Shannon entropy of `value`'s characters over the most a string of its length can have."""
+    n = len(value)
+    if n < 2:
+        return 0.0
+    h = -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    return h / math.log2(min(n, 64))
+
+
+def is_random_looking(value: str, ratio: float = ENTROPY_RATIO) -> bool:
+    """A run of 20+ token characters that mixes lower case, upper case and digits, is not all
+    hex, and whose entropy ratio reaches `ratio`."""
+    core = value.rstrip("=")
+    # Cheapest tests first: most runs are paths and identifiers, in one case or without digits.
+    if len(core) < MIN_LENGTH or core.lower() == core:
+        return False
+    digit = len(core) - len(core.translate(_NO_DIGITS))
+    if digit < 2 or _HEXISH.fullmatch(core):
+        return False
+    lower = core.upper() != core
+    upper = sum(map(str.isupper, core))
+    # All three classes, or upper case and digits both plenty (`NRAK-7N9T3E58U15MZ...`); lower
+    # case and digits alone is how ids and digests with a suffix look (`1a8394ed080ab02c-r461`).
+    if not (lower or upper >= 4 and digit >= 4):
+        return False
+    if entropy_ratio(core) < ratio:
+        return False
+    # A long identifier spells words: its runs of letters are long. Random text switches class
+    # every two or three characters.
+    classes = core.translate(_CLASS_OF)
+    switches = sum(1 for a, b in zip(classes, classes[1:], strict=False) if a != b)
+    return switches >= len(core) / 4
+
+
+_NO_DIGITS = str.maketrans("", "", string.digits)
+_CLASS_OF = str.maketrans(
+    {
+        **{c: "a" for c in string.ascii_lowercase},
+        **{c: "A" for c in string.ascii_uppercase},
+        **{c: "0" for c in string.digits},
+    }
+)
+
+
+def _after_digest_mark(data: bytes, raw: bytes) -> bool:
+    """Does every occurrence of the run follow what lock files put before a digest, or a data
+    URI's `;base64,` (an image, a font: binary, and judged high entropy only by its shape)?"""
+    at = data.find(raw)
+    while at >= 0:
+        before = data[max(0, at - 8) : at]
+        if not any(before.endswith(mark) for mark in _MARKS):
+            return False
+        at = data.find(raw, at + 1)
+    return True
+
+
+def _path_like(value: str) -> bool:
+    """A run with `/` between word-like parts (`home/alice/tmp/x`) is a path, judged by part."""
+    parts = value.split("/")
+    return len(parts) > 1 and any(p.isalpha() and (p.islower() or len(p) < 4) for p in parts)
+
+
+def _printable(data: bytes) -> str | None:
+    if len(data) < _MIN_DECODED:
+        return None
+    if data.translate(None, _PRINTABLE_BYTES):
+        return None
+    return data.decode("ascii")
+
+
+def _decoded(value: str) -> list[str]:
+    """The printable texts `value` decodes to, as base64, base64url or hex."""
+    out: list[str] = []
+    core = value.rstrip("=")
+    if len(core) % 4 != 1:
+        padded = core + "=" * (-len(core) % 4)
+        for alphabet, decode in ((_B64, base64.b64decode), (_B64URL, base64.urlsafe_b64decode)):
+            if alphabet.fullmatch(core):
+                try:
+                    text = _printable(decode(padded))
+                except (binascii.Error, ValueError):
+                    text = None
+                if text is not None:
+                    out.append(text)
+                    break
+    if len(core) % 2 == 0 and _HEXISH.fullmatch(core) and "-" not in core:
+        try:
+            text = _printable(bytes.fromhex(core))
+        except ValueError:
+            text = None
+        if text is not None:
+            out.append(text)
+    return out
+
+
+#: Scans a decoded text: the kind of the first secret in it, or None.
+Scan = Callable[[str], "str | None"]
+
+
+class TokenJudge:
+    """Judges an episode's unquoted runs once; `scan` reads decoded text (the whole scanner)."""
+
+    def __init__(self, scan: Scan, ratio: float = ENTROPY_RATIO) -> None:
+        self._scan = scan
+        self.ratio = ratio
+        self._cache: dict[str, str | None] = {}
+
+    def plan(self, blob: str, data: bytes | None = None) -> dict[str, str]:
+        """Value -> kind, for each run of `blob` found to be a secret."""
+        found: dict[str, str] = {}
+        data = blob.encode("utf-8", "surrogatepass") if data is None else data
+        cache = self._cache
+        # 20 characters is also the shortest base64 that decodes to `_MIN_DECODED` bytes.
+        for raw in {w for w in data.translate(_TO_SPACE).split() if len(w) >= MIN_LENGTH}:
+            value = raw.decode("ascii")
+            if value.startswith(_DIGEST_MARKS):
+                continue  # `sha512-<base64>` in a lock file
+            kind = cache[value] if value in cache else self._judge(value)
+            if kind is not None:
+                if kind == "high_entropy" and _after_digest_mark(data, raw):
+                    continue
+                found[value] = kind
+            elif "/" in value:
+                # A path: its parts are judged on their own (`/tmp/<token>.log`).
+                for part in value.split("/"):
+                    if part not in found and len(part) >= MIN_LENGTH:
+                        kind = cache[part] if part in cache else self._judge(part)
+                        if kind is not None:
+                            found[part] = kind
+        if "%" in blob and _PERCENT.search(blob) is not None:
+            for m in _PERCENT_RUN.finditer(blob):
+                value = m.group()
+                decoded = unquote(value)
+                if decoded != value and len(decoded) >= 8:
+                    kind = self._scan(decoded)
+                    if kind is not None:
+                        found[value] = kind
+        return found
+
+    def _judge(self, value: str) -> str | None:
+        kind: str | None = None
+        for text in _decoded(value):
+            kind = self._scan(text)
+            if kind is None and _USER_PASSWORD.fullmatch(text.strip()):
+                kind = "basic_auth"
+            if kind is not None:
+                kind = "encoded_" + kind.removeprefix("encoded_")
+                break
+        if kind is None and is_random_looking(value, self.ratio) and not _path_like(value):
+            kind = "high_entropy"
+        if len(self._cache) > 100_000:
+            self._cache.clear()
+        self._cache[value] = kind
+        return kind

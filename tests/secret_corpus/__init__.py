@@ -1,0 +1,1 @@
+"""The labelled secrets corpus (generated, seeded) and its negatives."""
