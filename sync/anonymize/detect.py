@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from sync.anonymize.literals import occurrences
+from sync.anonymize.re2_bytes import found as re2_found
 
 __all__ = [
     "DETECT_ANCHORS",
@@ -113,7 +114,7 @@ def provider_lines(text: str, data: bytes | None = None) -> list[str]:
         return []
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
-    if finder.search(data) is None:
+    if not re2_found(finder, data):
         return []
     out: list[str] = []
     last = -1

@@ -18,6 +18,7 @@ from typing import Any
 
 import re2
 
+from sync.anonymize.re2_bytes import found as re2_found
 from sync.anonymize.rules import gitleaks_data
 
 __all__ = ["GitleaksRule", "GitleaksRules"]
@@ -220,10 +221,8 @@ class GitleaksRules:
             # Most episodes hold a common key word and no secret: one search with the candidates
             # joined says so, where one search per rule would read the text 5-20 times.
             joined = self._joined(free)
-            if joined is None or joined.search(blob) is not None:
-                kept.extend(
-                    r for i in free if (r := seen[i]).pattern_bytes.search(blob) is not None
-                )
+            if joined is None or re2_found(joined, blob):
+                kept.extend(r for i in free if re2_found((r := seen[i]).pattern_bytes, blob))
         return tuple(kept)
 
     def _joined(self, ids: tuple[str, ...]) -> Any:
@@ -299,7 +298,7 @@ def _encodable(text: str) -> str:
 
 def _search_line(rule: GitleaksRule, text: str, blob: bytes, a: int, b: int, ascii: bool) -> bool:
     if ascii:
-        return rule.pattern_bytes.search(blob, a, b) is not None
+        return re2_found(rule.pattern_bytes, blob, a, b)
     return rule.pattern.search(text[a:b]) is not None
 
 

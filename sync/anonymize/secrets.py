@@ -81,6 +81,11 @@ _PASSWORD_WORDS = ("pass", "pwd")
 _PEM_WORD = "private key-----"
 
 
+#: How many plans a scanner keeps (an episode's redacted texts, read again).
+_PLANS_KEPT = 16
+_PLANNED_CHARS = 20_000
+
+
 @lru_cache(maxsize=1)
 def _gitleaks() -> GitleaksRules:
     return GitleaksRules()
@@ -120,6 +125,10 @@ class SecretScanner:
             words.update(self.gitleaks.keywords)
             words.update((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
         self._literal_hits = literal_positions(sorted(words))
+        #: The last few texts planned on their own, and their plans: a text redacted and read
+        #: again (`find` with no plan) is the second scan's text too when it is the episode's
+        #: only redacted one. Plans are deterministic, so a text planned once is planned alike.
+        self._plans: dict[tuple[str, bool], Plan] = {}
 
     def _decoded_kind(self, text: str) -> str | None:
         """The kind of the first secret in a decoded run (runs in it are not decoded again)."""
@@ -137,6 +146,19 @@ class SecretScanner:
         joined by newlines, a detector left out cannot match in any one of its texts: token rules
         are searched in the whole text, keyword rules at every anchor, which is where `find`
         tries them too."""
+        key = (text, self._decoding)
+        known = self._plans.get(key)
+        if known is not None:
+            return known
+        plan = self._plan(text)
+        if len(text) > _PLANNED_CHARS:
+            return plan
+        if len(self._plans) >= _PLANS_KEPT:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _plan(self, text: str) -> Plan:
         lower = lower_keeping_offsets(text)
         hits = self._literal_hits(lower)
         present = {word for word, _ in hits}

@@ -26,6 +26,10 @@ from collections import Counter
 from collections.abc import Callable
 from urllib.parse import unquote
 
+import re2
+
+from sync.anonymize.re2_bytes import runs
+
 __all__ = ["ENTROPY_RATIO", "MIN_LENGTH", "TokenJudge", "entropy_ratio", "is_random_looking"]
 
 #: Shortest run the entropy measure reads (random base62 of 20 has ~4.0 bits of 4.32 possible).
@@ -34,10 +38,9 @@ MIN_LENGTH = 20
 ENTROPY_RATIO = 0.78
 _MIN_DECODED = 16
 
-# Runs are cut out by mapping every other byte to a space and splitting: 2x faster than an
-# expression (each of whose matches costs a Python object).
-_RUN_BYTES = frozenset((string.ascii_letters + string.digits + "+/_-").encode())
-_TO_SPACE = bytes(b if b in _RUN_BYTES else 32 for b in range(256))
+# Runs of 20+ are cut out by re2 called without its wrapper (`re2_bytes.runs`): 2x faster than
+# mapping every other byte to a space and splitting, which makes an object of every word.
+_LONG_RUN = re2.compile(b"[A-Za-z0-9+/_\\-]{%d,}" % MIN_LENGTH)
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _PERCENT_RUN = re.compile(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*")
 _HEXISH = re.compile(r"[0-9a-fA-F\-]+")
@@ -164,7 +167,7 @@ class TokenJudge:
         data = blob.encode("utf-8", "surrogatepass") if data is None else data
         cache = self._cache
         # 20 characters is also the shortest base64 that decodes to `_MIN_DECODED` bytes.
-        for raw in {w for w in data.translate(_TO_SPACE).split() if len(w) >= MIN_LENGTH}:
+        for raw in runs(_LONG_RUN, data):
             value = raw.decode("ascii")
             if value.startswith(_DIGEST_MARKS):
                 continue  # `sha512-<base64>` in a lock file
