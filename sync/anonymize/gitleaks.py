@@ -176,39 +176,46 @@ class GitleaksRules:
         """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
         among those one of whose key words stands in its lower-cased text (`hits`: literals and
         where each starts, from the scanner's one pass; other literals may be listed)."""
-        seen: dict[str, GitleaksRule] = {}
-        at_word: dict[str, list[int]] = {}
         by_keyword = self.by_keyword
+        at_word: dict[str, list[int]] = {}
         for word, at in hits:
-            rules = by_keyword.get(word)
-            if rules is not None:
-                at_word.setdefault(word, []).append(at)
-                for rule in rules:
-                    seen.setdefault(rule.id, rule)
+            if word in by_keyword:
+                places = at_word.get(word)
+                if places is None:
+                    at_word[word] = [at]
+                else:
+                    places.append(at)
+        # Rules once per key word that stands, not once per place it stands.
+        seen: dict[str, GitleaksRule] = {r.id: r for word in at_word for r in by_keyword[word]}
         for rule in self.always:
             seen.setdefault(rule.id, rule)
         if not seen:
             return ()
-        text = _encodable(text)
-        lower = text.lower()
         # In ASCII a character offset is a byte offset: lines are searched in `blob` (re2 on
-        # a `str` with bounds converts the whole text's offsets on every call).
+        # a `str` with bounds converts the whole text's offsets on every call). A lone
+        # surrogate takes 3 bytes in `blob`, so ASCII text is also encodable as it is.
         ascii = len(blob) == len(text)
+        if not ascii:
+            text = _encodable(text)
+        lower: str | None = None
         kept: list[GitleaksRule] = []
         lines: dict[int, tuple[int, int]] = {}
         for rule in seen.values():
             if rule.line_bound:
-                spans = {
-                    lines.get(at) or lines.setdefault(at, _line_span(text, at))
-                    for word in rule.keywords
-                    for at in at_word.get(word, ())
-                }
+                spans: set[tuple[int, int]] = set()
+                for word in rule.keywords:
+                    for at in at_word.get(word, ()):
+                        span = lines.get(at)
+                        if span is None:
+                            span = lines[at] = _line_span(text, at)
+                        spans.add(span)
                 family = rule.family
-                if any(
-                    _search_line(rule, text, blob, a, b, ascii)
-                    for a, b in spans
-                    if not family or any(w in lower[a:b] for w in family)
-                ):
+                if family:
+                    if lower is None:
+                        lower = text.lower()
+                    low = lower
+                    spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
+                if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
                     kept.append(rule)
         free = tuple(
             sorted(

@@ -26,6 +26,7 @@ from sync.anonymize.secret_rules import RULES, Rule
 from sync.anonymize.tokens import TokenJudge
 
 __all__ = [
+    "NO_PLAN",
     "PLACEHOLDER",
     "Finding",
     "Plan",
@@ -71,12 +72,16 @@ class Plan(NamedTuple):
         )
 
 
+#: The plan of a text in which no detector can find anything.
+NO_PLAN = Plan((), (), ())
+
 # Literal words whose presence (in lower case) turns on one of the context readers.
 _COMMAND_WORDS = (
     "--pass", "--pwd", "--token", "--secret", "--api-key", "--apikey", "--auth-token",
     "mysql", "-u ", "--user ",
 )  # fmt: skip
 _USER_WORDS = ("user", "login", "uid", "usr", "account")
+_USER_WORD_SET = frozenset(_USER_WORDS)
 _PASSWORD_WORDS = ("pass", "pwd")
 _PEM_WORD = "private key-----"
 
@@ -111,6 +116,9 @@ class SecretScanner:
         self.keywords = tuple(r for r in rules if r.keyword)
         self.detect_secrets = detect_secrets
         anchors = {a for r in self.keywords for a in r.anchors}
+        #: The keyword rules' anchors: most literals the one pass finds are others' (gitleaks'
+        #: key words), which each keyword rule would otherwise step over at every anchor.
+        self._anchors = frozenset(anchors)
         if detect_secrets is not None:
             anchors.update(DETECT_ANCHORS)
         # A plan finds the anchors and the token rules' probes in one pass over the lower-cased
@@ -165,14 +173,16 @@ class SecretScanner:
         rules_of = self._rules_of
         started = sorted({i for word in present if word in rules_of for i in rules_of[word]})
         tokens = tuple(self.tokens[i] for i in started if self.tokens[i].pattern.search(text))
+        anchors = self._anchors
+        anchored = [h for h in hits if h[0] in anchors] if not present.isdisjoint(anchors) else []
         keywords = (
             tuple(
                 r
                 for r in self.keywords
                 if not present.isdisjoint(r.anchors)
-                and next(_keyword_spans(r, text, lower, hits), None) is not None
+                and next(_keyword_spans(r, text, lower, anchored), None) is not None
             )
-            if present
+            if anchored
             else ()
         )
         detect = detect_lines(text, lower, hits) if self.detect_secrets is not None else ()
@@ -186,9 +196,11 @@ class SecretScanner:
             _PEM_WORD in present,
             not present.isdisjoint(_USER_WORDS)
             and not present.isdisjoint(_PASSWORD_WORDS)
-            and has_user_name(text),
+            and has_user_name(text, [at for word, at in hits if word in _USER_WORD_SET]),
             not present.isdisjoint(_COMMAND_WORDS),
         )
+        if not (tokens or keywords or detect or gitleaks or runs) and context.empty:
+            return NO_PLAN  # most episodes: each of their texts is then passed at once
         return Plan(tokens, keywords, detect, gitleaks, runs, context)
 
     def find(
@@ -206,7 +218,7 @@ class SecretScanner:
             return []
         if plan is None:
             plan = self.plan(text)
-        if plan.empty:
+        if plan is NO_PLAN or plan.empty:
             return []
         spans: list[tuple[int, int, str]] = []
         for rule in plan.tokens:
@@ -216,7 +228,7 @@ class SecretScanner:
                     spans.append((*span, rule.kind))
         if plan.keywords:
             lower = lower_keeping_offsets(text)
-            hits = self._literal_hits(lower)
+            hits = [h for h in self._literal_hits(lower) if h[0] in self._anchors]
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower, hits))
         if (

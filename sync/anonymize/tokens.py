@@ -160,16 +160,25 @@ class TokenJudge:
         self._scan = scan
         self.ratio = ratio
         self._cache: dict[str, str | None] = {}
+        #: Runs judged no secret, whole and by part (paths recur across an episode's texts and
+        #: episodes): the same bytes are judged the same, so they are passed at once.
+        self._clean: set[bytes] = set()
 
     def plan(self, blob: str, data: bytes | None = None) -> dict[str, str]:
         """Value -> kind, for each run of `blob` found to be a secret."""
         found: dict[str, str] = {}
         data = blob.encode("utf-8", "surrogatepass") if data is None else data
         cache = self._cache
+        clean = self._clean
+        if len(clean) > 100_000:
+            clean.clear()
         # 20 characters is also the shortest base64 that decodes to `_MIN_DECODED` bytes.
         for raw in runs(_LONG_RUN, data):
+            if raw in clean:
+                continue
             value = raw.decode("ascii")
             if value.startswith(_DIGEST_MARKS):
+                clean.add(raw)
                 continue  # `sha512-<base64>` in a lock file
             kind = cache[value] if value in cache else self._judge(value)
             if kind is not None:
@@ -178,11 +187,17 @@ class TokenJudge:
                 found[value] = kind
             elif "/" in value:
                 # A path: its parts are judged on their own (`/tmp/<token>.log`).
+                secret_part = False
                 for part in value.split("/"):
-                    if part not in found and len(part) >= MIN_LENGTH:
+                    if len(part) >= MIN_LENGTH:
                         kind = cache[part] if part in cache else self._judge(part)
                         if kind is not None:
                             found[part] = kind
+                            secret_part = True
+                if not secret_part:
+                    clean.add(raw)
+            else:
+                clean.add(raw)
         if "%" in blob and _PERCENT.search(blob) is not None:
             for m in _PERCENT_RUN.finditer(blob):
                 value = m.group()
