@@ -161,6 +161,11 @@ class GitleaksRules:
         self.always = tuple(r for r in self.rules if not r.keywords)
         self._by_id = {r["id"]: r["regex"] for r in gitleaks_data.RULES}
         self._joined_cache: dict[tuple[str, ...], Any] = {}
+        self._by_rule_id = {r.id: r for r in self.rules}
+        self._by_words: dict[
+            frozenset[str],
+            tuple[tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...]],
+        ] = {}
         self.by_keyword: dict[str, list[GitleaksRule]] = {}
         for rule in self.rules:
             for word in rule.keywords:
@@ -185,12 +190,9 @@ class GitleaksRules:
                     at_word[word] = [at]
                 else:
                     places.append(at)
-        # Rules once per key word that stands, not once per place it stands.
-        seen: dict[str, GitleaksRule] = {r.id: r for word in at_word for r in by_keyword[word]}
-        for rule in self.always:
-            seen.setdefault(rule.id, rule)
-        if not seen:
+        if not at_word and not self.always:
             return ()
+        line_rules, free_rules = self._candidates(frozenset(at_word))
         # In ASCII a character offset is a byte offset: lines are searched in `blob` (re2 on
         # a `str` with bounds converts the whole text's offsets on every call). A lone
         # surrogate takes 3 bytes in `blob`, so ASCII text is also encodable as it is.
@@ -200,37 +202,55 @@ class GitleaksRules:
         lower: str | None = None
         kept: list[GitleaksRule] = []
         lines: dict[int, tuple[int, int]] = {}
-        for rule in seen.values():
-            if rule.line_bound:
-                spans: set[tuple[int, int]] = set()
-                for word in rule.keywords:
-                    for at in at_word.get(word, ()):
-                        span = lines.get(at)
-                        if span is None:
-                            span = lines[at] = _line_span(text, at)
-                        spans.add(span)
-                family = rule.family
-                if family:
-                    if lower is None:
-                        lower = text.lower()
-                    low = lower
-                    spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
-                if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
-                    kept.append(rule)
-        free = tuple(
-            sorted(
-                i
-                for i, r in seen.items()
-                if not r.line_bound and (not r.case_probe or r.case_probe in text)
-            )
-        )
+        for rule, words in line_rules:
+            spans: set[tuple[int, int]] = set()
+            for word in words:
+                for at in at_word[word]:
+                    span = lines.get(at)
+                    if span is None:
+                        span = lines[at] = _line_span(text, at)
+                    spans.add(span)
+            family = rule.family
+            if family:
+                if lower is None:
+                    lower = text.lower()
+                low = lower
+                spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
+            if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
+                kept.append(rule)
+        free = tuple(r.id for r in free_rules if not r.case_probe or r.case_probe in text)
         if free:
             # Most episodes hold a common key word and no secret: one search with the candidates
             # joined says so, where one search per rule would read the text 5-20 times.
             joined = self._joined(free)
             if joined is None or re2_found(joined, blob):
-                kept.extend(r for i in free if re2_found((r := seen[i]).pattern_bytes, blob))
+                by_id = self._by_rule_id
+                kept.extend(r for i in free if re2_found((r := by_id[i]).pattern_bytes, blob))
         return tuple(kept)
+
+    def _candidates(
+        self, words: frozenset[str]
+    ) -> tuple[tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...]]:
+        """The rules the key words `words` call on: those searched line by line, each with its
+        own key words among `words`, and the others in the order of their ids. Decided once per
+        set of key words (an episode's are most often a few common ones: `token`, `key`...)."""
+        found = self._by_words.get(words)
+        if found is None:
+            seen = {r.id: r for word in words for r in self.by_keyword[word]}
+            for rule in self.always:
+                seen.setdefault(rule.id, rule)
+            found = (
+                tuple(
+                    (r, tuple(w for w in r.keywords if w in words))
+                    for r in seen.values()
+                    if r.line_bound
+                ),
+                tuple(seen[i] for i in sorted(seen) if not seen[i].line_bound),
+            )
+            if len(self._by_words) > 4096:
+                self._by_words.clear()
+            self._by_words[words] = found
+        return found
 
     def _joined(self, ids: tuple[str, ...]) -> Any:
         found = self._joined_cache.get(ids, False)
