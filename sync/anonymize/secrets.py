@@ -185,10 +185,10 @@ class SecretScanner:
             if anchored
             else ()
         )
-        detect = detect_lines(text, lower, hits) if self.detect_secrets is not None else ()
+        data = text.encode("utf-8", "surrogatepass")
+        detect = detect_lines(text, lower, hits, data) if self.detect_secrets is not None else ()
         if self.gitleaks is None:
             return Plan(tokens, keywords, detect)
-        data = text.encode("utf-8", "surrogatepass")
         gitleaks = self.gitleaks.plan(text, hits, data)
         runs = () if self._decoding else tuple(self.judge.plan(text, data).items())
         context = Context(
