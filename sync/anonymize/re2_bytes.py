@@ -26,10 +26,12 @@ def _native(pattern: Any) -> Any:
 def found(pattern: Any, data: bytes, pos: int = 0, endpos: int | None = None) -> bool:
     """Does `pattern` (compiled on bytes) match somewhere in `data[pos:endpos]`?"""
     end = len(data) if endpos is None else endpos
-    match = _native(pattern)
-    if match is None:  # pragma: no cover - another version of the wrapper
-        return pattern.search(data, pos, end) is not None
-    return bool(match(_UNANCHORED, data, pos, end)[0] != _NO_SPAN)
+    if _UNANCHORED is not None:
+        try:
+            return bool(pattern._regexp.Match(_UNANCHORED, data, pos, end)[0] != _NO_SPAN)
+        except AttributeError:  # pragma: no cover - another version of the wrapper
+            pass
+    return pattern.search(data, pos, end) is not None
 
 
 def runs(pattern: Any, data: bytes) -> set[bytes]:
