@@ -14,7 +14,7 @@ then reads one text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 __all__ = ["Context", "find_in_context", "has_user_name", "plan_context"]
@@ -68,9 +68,21 @@ class Context(NamedTuple):
         return not (self.aws_key_id or self.private_key or self.user_name or self.command)
 
 
-def has_user_name(blob: str) -> bool:
-    """Does a user name stand as a key's value somewhere (`user: deploy`, `login=ops`)?"""
-    return _USER_KEY.search(blob) is not None
+def has_user_name(blob: str, words_at: Iterable[int] | None = None) -> bool:
+    """Does a user name stand as a key's value somewhere (`user: deploy`, `login=ops`)?
+    `words_at`: where each of the key's words (`user`, `login`, `uid`, `usr`, `account`) stands
+    in the lower-cased `blob`, when known. In ASCII every match starts at one of them or 2-3
+    characters before `user` (`db_user`), so only there is the key tried: searched from every
+    place, its case-blind start makes the search cost ~45 us on 1.6 KB."""
+    if words_at is None or not blob.isascii():
+        return _USER_KEY.search(blob) is not None
+    match = _USER_KEY.match
+    return any(
+        match(blob, start) is not None
+        for at in words_at
+        for start in (at, at - 2, at - 3)
+        if start >= 0
+    )
 
 
 def plan_context(blob: str) -> Context:

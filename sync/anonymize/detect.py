@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from sync.anonymize.literals import occurrences
+from sync.anonymize.re2_bytes import found as re2_found
 
 __all__ = [
     "DETECT_ANCHORS",
@@ -90,16 +91,19 @@ _DETECT_ANCHOR_SET = frozenset(DETECT_ANCHORS)
 
 
 def detect_lines(
-    text: str, lower: str | None = None, hits: Sequence[tuple[str, int]] | None = None
+    text: str,
+    lower: str | None = None,
+    hits: Sequence[tuple[str, int]] | None = None,
+    data: bytes | None = None,
 ) -> tuple[str, ...]:
     """The lines of `text` that `find` would show detect-secrets (their content). Over all of an
     episode's texts joined by newlines, these are the candidate lines of each of its texts:
     a text holding none of them needs no detect-secrets. `lower`: `lower_keeping_offsets(text)`
     and `hits`: where each of `DETECT_ANCHORS` stands in it (others may be listed too), when
-    the caller found them already."""
+    the caller found them already; `data`: its UTF-8 (surrogates passed), likewise."""
     spans = _candidate_lines(text, None, lower, hits)
     found = dict.fromkeys(text[a:b] for a, b in spans)
-    found.update(dict.fromkeys(provider_lines(text)))
+    found.update(dict.fromkeys(provider_lines(text, data)))
     return tuple(found)
 
 
@@ -113,7 +117,7 @@ def provider_lines(text: str, data: bytes | None = None) -> list[str]:
         return []
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
-    if finder.search(data) is None:
+    if not re2_found(finder, data):
         return []
     out: list[str] = []
     last = -1

@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import re2
 
+from sync.anonymize.re2_bytes import found as re2_found
 from sync.anonymize.rules import gitleaks_data
 
 __all__ = ["GitleaksRule", "GitleaksRules"]
@@ -42,6 +43,9 @@ class _Allow:
     target: str  # secret, match or line
     regexes: tuple[Any, ...]
     stopwords: tuple[str, ...]
+    #: Whether a text holds one of `stopwords`: one automaton pass, where testing each in turn
+    #: (`generic-api-key` has 1,446) costs ~40 us a candidate secret.
+    has_stopword: Callable[[str], bool] | None = None
 
     def allows(self, secret: str, match: str, line: str) -> bool:
         subject = {"match": match, "line": line}.get(self.target, secret)
@@ -50,7 +54,10 @@ class _Allow:
             tests.append(any(r.search(subject) for r in self.regexes))
         if self.stopwords:
             low = secret.lower()
-            tests.append(any(w in low for w in self.stopwords))
+            if self.has_stopword is not None:
+                tests.append(self.has_stopword(low))
+            else:
+                tests.append(any(w in low for w in self.stopwords))
         if not tests:
             return False
         return all(tests) if self.condition == _ALLOW_ALL else any(tests)
@@ -104,6 +111,25 @@ def _case_probe(expression: str) -> str:
     return probe if len(probe) >= 2 else ""
 
 
+def _stopword_finder(words: tuple[str, ...]) -> Callable[[str], bool] | None:
+    """A test of whether a text holds one of `words` (None: none, or no automaton here)."""
+    try:
+        from ahocorasick_rs import AhoCorasick
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    if not words:
+        return None
+    automaton = AhoCorasick(list(dict.fromkeys(words)))
+
+    def has_stopword(text: str) -> bool:
+        try:
+            return bool(automaton.find_matches_as_indexes(text))
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for the automaton
+            return any(w in text for w in words)
+
+    return has_stopword
+
+
 def _options(megabytes: int) -> Any:
     options = re2.Options()
     options.max_mem = megabytes << 20
@@ -128,6 +154,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 a.get("regexTarget", "secret"),
                 tuple(re2.compile(r) for r in a.get("regexes", ())),
                 tuple(w.lower() for w in a.get("stopwords", ())),
+                _stopword_finder(tuple(w.lower() for w in a.get("stopwords", ()))),
             )
             for a in raw.get("allowlists", ())
         )
@@ -160,6 +187,11 @@ class GitleaksRules:
         self.always = tuple(r for r in self.rules if not r.keywords)
         self._by_id = {r["id"]: r["regex"] for r in gitleaks_data.RULES}
         self._joined_cache: dict[tuple[str, ...], Any] = {}
+        self._by_rule_id = {r.id: r for r in self.rules}
+        self._by_words: dict[
+            frozenset[str],
+            tuple[tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...]],
+        ] = {}
         self.by_keyword: dict[str, list[GitleaksRule]] = {}
         for rule in self.rules:
             for word in rule.keywords:
@@ -175,56 +207,76 @@ class GitleaksRules:
         """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
         among those one of whose key words stands in its lower-cased text (`hits`: literals and
         where each starts, from the scanner's one pass; other literals may be listed)."""
-        seen: dict[str, GitleaksRule] = {}
-        at_word: dict[str, list[int]] = {}
         by_keyword = self.by_keyword
+        at_word: dict[str, list[int]] = {}
         for word, at in hits:
-            rules = by_keyword.get(word)
-            if rules is not None:
-                at_word.setdefault(word, []).append(at)
-                for rule in rules:
-                    seen.setdefault(rule.id, rule)
-        for rule in self.always:
-            seen.setdefault(rule.id, rule)
-        if not seen:
+            if word in by_keyword:
+                places = at_word.get(word)
+                if places is None:
+                    at_word[word] = [at]
+                else:
+                    places.append(at)
+        if not at_word and not self.always:
             return ()
-        text = _encodable(text)
-        lower = text.lower()
+        line_rules, free_rules = self._candidates(frozenset(at_word))
         # In ASCII a character offset is a byte offset: lines are searched in `blob` (re2 on
-        # a `str` with bounds converts the whole text's offsets on every call).
+        # a `str` with bounds converts the whole text's offsets on every call). A lone
+        # surrogate takes 3 bytes in `blob`, so ASCII text is also encodable as it is.
         ascii = len(blob) == len(text)
+        if not ascii:
+            text = _encodable(text)
+        lower: str | None = None
         kept: list[GitleaksRule] = []
         lines: dict[int, tuple[int, int]] = {}
-        for rule in seen.values():
-            if rule.line_bound:
-                spans = {
-                    lines.get(at) or lines.setdefault(at, _line_span(text, at))
-                    for word in rule.keywords
-                    for at in at_word.get(word, ())
-                }
-                family = rule.family
-                if any(
-                    _search_line(rule, text, blob, a, b, ascii)
-                    for a, b in spans
-                    if not family or any(w in lower[a:b] for w in family)
-                ):
-                    kept.append(rule)
-        free = tuple(
-            sorted(
-                i
-                for i, r in seen.items()
-                if not r.line_bound and (not r.case_probe or r.case_probe in text)
-            )
-        )
+        for rule, words in line_rules:
+            spans: set[tuple[int, int]] = set()
+            for word in words:
+                for at in at_word[word]:
+                    span = lines.get(at)
+                    if span is None:
+                        span = lines[at] = _line_span(text, at)
+                    spans.add(span)
+            family = rule.family
+            if family:
+                if lower is None:
+                    lower = text.lower()
+                low = lower
+                spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
+            if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
+                kept.append(rule)
+        free = tuple(r.id for r in free_rules if not r.case_probe or r.case_probe in text)
         if free:
             # Most episodes hold a common key word and no secret: one search with the candidates
             # joined says so, where one search per rule would read the text 5-20 times.
             joined = self._joined(free)
-            if joined is None or joined.search(blob) is not None:
-                kept.extend(
-                    r for i in free if (r := seen[i]).pattern_bytes.search(blob) is not None
-                )
+            if joined is None or re2_found(joined, blob):
+                by_id = self._by_rule_id
+                kept.extend(r for i in free if re2_found((r := by_id[i]).pattern_bytes, blob))
         return tuple(kept)
+
+    def _candidates(
+        self, words: frozenset[str]
+    ) -> tuple[tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...]]:
+        """The rules the key words `words` call on: those searched line by line, each with its
+        own key words among `words`, and the others in the order of their ids. Decided once per
+        set of key words (an episode's are most often a few common ones: `token`, `key`...)."""
+        found = self._by_words.get(words)
+        if found is None:
+            seen = {r.id: r for word in words for r in self.by_keyword[word]}
+            for rule in self.always:
+                seen.setdefault(rule.id, rule)
+            found = (
+                tuple(
+                    (r, tuple(w for w in r.keywords if w in words))
+                    for r in seen.values()
+                    if r.line_bound
+                ),
+                tuple(seen[i] for i in sorted(seen) if not seen[i].line_bound),
+            )
+            if len(self._by_words) > 4096:
+                self._by_words.clear()
+            self._by_words[words] = found
+        return found
 
     def _joined(self, ids: tuple[str, ...]) -> Any:
         found = self._joined_cache.get(ids, False)
@@ -299,7 +351,7 @@ def _encodable(text: str) -> str:
 
 def _search_line(rule: GitleaksRule, text: str, blob: bytes, a: int, b: int, ascii: bool) -> bool:
     if ascii:
-        return rule.pattern_bytes.search(blob, a, b) is not None
+        return re2_found(rule.pattern_bytes, blob, a, b)
     return rule.pattern.search(text[a:b]) is not None
 
 

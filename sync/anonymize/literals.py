@@ -34,12 +34,16 @@ def _automaton(words: list[str]) -> Callable[[str], list[tuple[int, int, int]]] 
     """Every (word's index, start, end) in a text, overlapping ones included, in characters.
     None without ahocorasick-rs."""
     try:
-        from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+        from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
     except ImportError:  # pragma: no cover
         return None
     if not words:
         return lambda text: []
-    on_bytes = BytesAhoCorasick([w.encode("utf-8", "surrogatepass") for w in words])
+    # A DFA: built once (a few hundred words, well under a megabyte), read 2.5x faster than the
+    # default NFA on every episode.
+    on_bytes = BytesAhoCorasick(
+        [w.encode("utf-8", "surrogatepass") for w in words], implementation=Implementation.DFA
+    )
     on_text = AhoCorasick(words)
 
     def search(text: str) -> list[tuple[int, int, int]]:

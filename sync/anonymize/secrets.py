@@ -26,6 +26,7 @@ from sync.anonymize.secret_rules import RULES, Rule
 from sync.anonymize.tokens import TokenJudge
 
 __all__ = [
+    "NO_PLAN",
     "PLACEHOLDER",
     "Finding",
     "Plan",
@@ -71,14 +72,23 @@ class Plan(NamedTuple):
         )
 
 
+#: The plan of a text in which no detector can find anything.
+NO_PLAN = Plan((), (), ())
+
 # Literal words whose presence (in lower case) turns on one of the context readers.
 _COMMAND_WORDS = (
     "--pass", "--pwd", "--token", "--secret", "--api-key", "--apikey", "--auth-token",
     "mysql", "-u ", "--user ",
 )  # fmt: skip
 _USER_WORDS = ("user", "login", "uid", "usr", "account")
+_USER_WORD_SET = frozenset(_USER_WORDS)
 _PASSWORD_WORDS = ("pass", "pwd")
 _PEM_WORD = "private key-----"
+
+
+#: How many plans a scanner keeps (an episode's redacted texts, read again).
+_PLANS_KEPT = 16
+_PLANNED_CHARS = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -106,6 +116,9 @@ class SecretScanner:
         self.keywords = tuple(r for r in rules if r.keyword)
         self.detect_secrets = detect_secrets
         anchors = {a for r in self.keywords for a in r.anchors}
+        #: The keyword rules' anchors: most literals the one pass finds are others' (gitleaks'
+        #: key words), which each keyword rule would otherwise step over at every anchor.
+        self._anchors = frozenset(anchors)
         if detect_secrets is not None:
             anchors.update(DETECT_ANCHORS)
         # A plan finds the anchors and the token rules' probes in one pass over the lower-cased
@@ -120,6 +133,10 @@ class SecretScanner:
             words.update(self.gitleaks.keywords)
             words.update((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
         self._literal_hits = literal_positions(sorted(words))
+        #: The last few texts planned on their own, and their plans: a text redacted and read
+        #: again (`find` with no plan) is the second scan's text too when it is the episode's
+        #: only redacted one. Plans are deterministic, so a text planned once is planned alike.
+        self._plans: dict[tuple[str, bool], Plan] = {}
 
     def _decoded_kind(self, text: str) -> str | None:
         """The kind of the first secret in a decoded run (runs in it are not decoded again)."""
@@ -137,26 +154,41 @@ class SecretScanner:
         joined by newlines, a detector left out cannot match in any one of its texts: token rules
         are searched in the whole text, keyword rules at every anchor, which is where `find`
         tries them too."""
+        key = (text, self._decoding)
+        known = self._plans.get(key)
+        if known is not None:
+            return known
+        plan = self._plan(text)
+        if len(text) > _PLANNED_CHARS:
+            return plan
+        if len(self._plans) >= _PLANS_KEPT:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _plan(self, text: str) -> Plan:
         lower = lower_keeping_offsets(text)
         hits = self._literal_hits(lower)
         present = {word for word, _ in hits}
         rules_of = self._rules_of
         started = sorted({i for word in present if word in rules_of for i in rules_of[word]})
         tokens = tuple(self.tokens[i] for i in started if self.tokens[i].pattern.search(text))
+        anchors = self._anchors
+        anchored = [h for h in hits if h[0] in anchors] if not present.isdisjoint(anchors) else []
         keywords = (
             tuple(
                 r
                 for r in self.keywords
                 if not present.isdisjoint(r.anchors)
-                and next(_keyword_spans(r, text, lower, hits), None) is not None
+                and next(_keyword_spans(r, text, lower, anchored), None) is not None
             )
-            if present
+            if anchored
             else ()
         )
-        detect = detect_lines(text, lower, hits) if self.detect_secrets is not None else ()
+        data = text.encode("utf-8", "surrogatepass")
+        detect = detect_lines(text, lower, hits, data) if self.detect_secrets is not None else ()
         if self.gitleaks is None:
             return Plan(tokens, keywords, detect)
-        data = text.encode("utf-8", "surrogatepass")
         gitleaks = self.gitleaks.plan(text, hits, data)
         runs = () if self._decoding else tuple(self.judge.plan(text, data).items())
         context = Context(
@@ -164,9 +196,11 @@ class SecretScanner:
             _PEM_WORD in present,
             not present.isdisjoint(_USER_WORDS)
             and not present.isdisjoint(_PASSWORD_WORDS)
-            and has_user_name(text),
+            and has_user_name(text, [at for word, at in hits if word in _USER_WORD_SET]),
             not present.isdisjoint(_COMMAND_WORDS),
         )
+        if not (tokens or keywords or detect or gitleaks or runs) and context.empty:
+            return NO_PLAN  # most episodes: each of their texts is then passed at once
         return Plan(tokens, keywords, detect, gitleaks, runs, context)
 
     def find(
@@ -184,7 +218,7 @@ class SecretScanner:
             return []
         if plan is None:
             plan = self.plan(text)
-        if plan.empty:
+        if plan is NO_PLAN or plan.empty:
             return []
         spans: list[tuple[int, int, str]] = []
         for rule in plan.tokens:
@@ -194,7 +228,7 @@ class SecretScanner:
                     spans.append((*span, rule.kind))
         if plan.keywords:
             lower = lower_keeping_offsets(text)
-            hits = self._literal_hits(lower)
+            hits = [h for h in self._literal_hits(lower) if h[0] in self._anchors]
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower, hits))
         if (

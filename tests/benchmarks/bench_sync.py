@@ -12,6 +12,14 @@
   of episodes POSTed as pre-built gzip'd batches with a bare httpx loop to a fresh collector.
 
 Run: python tests/benchmarks/bench_sync.py [--episodes N]
+
+Peer mode, anonymization alone against another version of the code (e.g. the commit before a
+change, checked out with `git worktree add ../before <commit>`):
+
+    python tests/benchmarks/bench_sync.py --peer-tree ../before --episodes 10000 --rounds 5
+
+runs the anonymization step of both trees in fresh processes, alternating, on the same synthetic
+episodes, and prints each round's episodes per CPU-second and the ratio of the medians.
 """
 
 from __future__ import annotations
@@ -251,10 +259,67 @@ def bench_end_to_end(
     }
 
 
+# One tree's anonymization step, in a process of its own: the tree's `sync` and test episodes
+# are imported, not this one's. Prints episodes per CPU-second and per wall-clock second.
+_PEER_CHILD = """
+import json, random, sys, time
+sys.path.insert(0, sys.argv[1])
+from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash
+from tests.synthetic_episodes import make_episode
+rng = random.Random(2026)
+episodes = [make_episode(rng, i, root="/ws") for i in range(int(sys.argv[2]))]
+anonymizer = Anonymizer(SALT, Identity(usernames=("dev",), hostnames=("devbox",)))
+anonymizer.scanner.detect_secrets.load()
+policy = WorkspacePolicy(Level.REDACTED)
+digests = []
+start, cpu = time.perf_counter(), time.process_time()
+for e in episodes:
+    digests.append(content_hash(anonymizer.project(e, policy).serialized or ""))
+wall, used = time.perf_counter() - start, time.process_time() - cpu
+print(json.dumps({"cpu": len(episodes) / used, "wall": len(episodes) / wall,
+                  "digest": content_hash("".join(digests))}))
+""".replace("SALT", repr(SALT))
+
+
+def bench_peer(peer: Path, episodes: int, rounds: int) -> None:
+    """Anonymization alone, this tree against `peer`, alternating in fresh processes."""
+    trees = {"this tree": ROOT, "peer": peer.resolve()}
+    rates: dict[str, list[float]] = {name: [] for name in trees}
+    digests: dict[str, set[str]] = {name: set() for name in trees}
+    for r in range(rounds):
+        order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+        for name in order:
+            out = subprocess.run(
+                [sys.executable, "-c", _PEER_CHILD, str(trees[name]), str(episodes)],
+                capture_output=True, check=True, text=True, cwd=trees[name],
+            )  # fmt: skip
+            got = json.loads(out.stdout)
+            rates[name].append(got["cpu"])
+            digests[name].add(got["digest"])
+    median = {name: sorted(v)[len(v) // 2] for name, v in rates.items()}
+    same = "the same" if digests["this tree"] == digests["peer"] else "different"
+    load = os.getloadavg()[0]
+    print(
+        f"{episodes} synthetic episodes, redacted, {rounds} rounds alternating; load average "
+        f"{load:.1f} on {os.cpu_count()} cores; output of both trees: {same}"
+    )
+    print("\n| tree | episodes per CPU-second, each round | median |")
+    print("|---|---|---:|")
+    for name in trees:
+        each = ", ".join(f"{v:,.0f}" for v in rates[name])
+        print(f"| {name} | {each} | {median[name]:,.0f} |")
+    print(f"\nratio (this tree / peer, medians): {median['this tree'] / median['peer']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=50_000)
+    parser.add_argument("--peer-tree", type=Path, help="anonymization alone, against this tree")
+    parser.add_argument("--rounds", type=int, default=5, help="peer mode: rounds per tree")
     args = parser.parse_args()
+    if args.peer_tree is not None:
+        bench_peer(args.peer_tree, args.episodes, args.rounds)
+        return
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         ws = tmp / "ws"
