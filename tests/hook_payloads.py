@@ -51,9 +51,9 @@ def seeds(agent: str, ws: Path) -> list[dict[str, Any]]:
     return [s for s in found if isinstance(s, dict)]
 
 
-def hostile_values(ws: Path) -> st.SearchStrategy[Any]:
-    """Values a field should not hold, and paths a payload should not name."""
-    paths = st.sampled_from(
+def hostile_paths(ws: Path) -> st.SearchStrategy[str]:
+    """Paths a payload should not name, or names in forms the readers must not trust."""
+    return st.sampled_from(
         [
             "/etc/passwd",
             "/dev/zero",
@@ -73,6 +73,11 @@ def hostile_values(ws: Path) -> st.SearchStrategy[Any]:
             "",
         ]
     )
+
+
+def hostile_values(ws: Path) -> st.SearchStrategy[Any]:
+    """Values a field should not hold, and paths a payload should not name."""
+    paths = hostile_paths(ws)
     scalars = st.one_of(
         st.none(),
         st.booleans(),
@@ -126,9 +131,76 @@ def _mutate(value: Any, trail: tuple[Any, ...], how: str, junk: Any, key: str) -
     return copy_list
 
 
+#: fields by what they name, for mutations that keep the rest of a payload as it was (the
+#: readers get past their first checks and the store sees the value)
+PATH_KEYS = frozenset(
+    {
+        "file_path",
+        "filePath",
+        "path",
+        "cwd",
+        "file",
+        "fileName",
+        "workspace_roots",
+        "working_directory",
+        "transcript_path",
+    }
+)
+COMMAND_KEYS = frozenset({"command", "toolArgs"})
+NUMBER_KEYS = frozenset(
+    {
+        "exit_code",
+        "exitCode",
+        "duration",
+        "duration_ms",
+        "timestamp",
+        "start_line_number",
+        "end_line_number",
+        "start_column",
+        "end_column",
+        "oldStart",
+        "oldLines",
+        "newStart",
+        "newLines",
+        "returnCode",
+        "loop_count",
+    }
+)
+COMMANDS = [
+    "pytest -q",
+    "python -m pytest tests/\ud800.py",
+    "npm test -- --run",
+    "pytest\x00 -q",
+    "pytest " + "-k x " * 5000,
+    "cd /etc && pytest",
+]
+NUMBERS: list[Any] = [2**63, -(2**63) - 1, 10**30, -1, 1e308, float("nan"), "12", [1], True]
+
+
+@st.composite
+def aimed(draw: st.DrawFn, payload: dict[str, Any], ws: Path) -> Any:
+    """The payload with one field it names a path, command or number by given a hostile one."""
+    spots = [t for t in _spots(payload) if t and isinstance(t[-1], str)]
+    aims = [t for t in spots if t[-1] in PATH_KEYS | COMMAND_KEYS | NUMBER_KEYS]
+    if not aims:
+        return payload
+    trail = draw(st.sampled_from(aims))
+    if trail[-1] in PATH_KEYS:
+        junk: Any = draw(hostile_paths(ws))
+    elif trail[-1] in COMMAND_KEYS:
+        junk = draw(st.sampled_from(COMMANDS))
+    else:
+        junk = draw(st.sampled_from(NUMBERS))
+    return _mutate(payload, trail, "replace", junk, "")
+
+
 @st.composite
 def mutated(draw: st.DrawFn, agent: str, ws: Path) -> dict[str, Any]:
     payload: Any = draw(st.sampled_from(seeds(agent, ws)))
+    if draw(st.booleans()):
+        for _ in range(draw(st.integers(min_value=1, max_value=3))):
+            payload = draw(aimed(payload, ws))
+        return payload
     junk = hostile_values(ws)
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
         spots = list(_spots(payload))

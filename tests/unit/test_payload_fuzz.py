@@ -22,12 +22,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from capture.cli.hook_cmd import hook_now
+from capture.cli.hook_cmd import _snapshots, hook_now
 from capture.config import Config, load_config
 from capture.hooks import inbox
 from capture.hooks.ingest import drain
 from capture.hooks.payloads import MAX_PAYLOAD_BYTES
-from capture.hooks.snapshot import edit_paths, take
 from capture.store.database import Store
 from tests.e2e.hook_support import example, make_workspace
 from tests.hook_payloads import PREFIXES, HookCall, hook_call
@@ -93,7 +92,7 @@ def queue(
     and return its queue row; or, for one the queue does not take, do what the hook then does
     (read and record it in this process) and return None."""
     if 0 < len(raw) <= MAX_PAYLOAD_BYTES and raw.strip():
-        snapshots = [take(p, 1 << 20) for p in edit_paths(raw, cwd, event)]
+        snapshots = _snapshots(raw, cwd, event)
         if inbox.enqueue(
             str(bench.config.paths.db), agent, event, raw, cwd, env, snapshots=snapshots
         ):
@@ -163,3 +162,30 @@ def test_fuzzed_payloads_never_stop_the_queue(bench: Bench, agent: str) -> None:
         apply_one(bench, agent, call)
 
     one()
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"),
+    [
+        ("cursor_afterShellExecution.json", "duration", 1e30),
+        ("cursor_afterShellExecution.json", "duration", -5),
+        ("claude_code_posttooluse_bash.json", "duration_ms", 2**63),
+    ],
+)
+def test_a_duration_no_date_can_show_is_ignored(
+    bench: Bench, name: str, field: str, value: float
+) -> None:
+    """Found by the fuzz: a test run started "now less 10**27 s" made every later
+    `capture episodes` fail (OverflowError formatting its start)."""
+    payload = example(name, bench.ws)
+    payload[field] = value
+    agent = "cursor" if name.startswith("cursor") else "claude-code"
+    queue(bench, agent, json.dumps(payload).encode(), None, str(bench.ws), "")
+    drain(bench.store, bench.config, clock=time.time)
+    (run,) = bench.store.conn.execute("SELECT duration_s, command FROM test_runs").fetchall()
+    assert (run["duration_s"], run["command"]) == (
+        None,
+        payload.get("command") or payload.get("tool_input", {}).get("command"),
+    )  # the run, without the duration
+    assert any("duration of" in line and "ignored" in line for line in bench.log())
+    check_reads(bench)
