@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,8 +49,7 @@ class Bench:
 
     def __init__(self, home: Path, ws: Path) -> None:
         self.home, self.ws = home, ws
-        self.env = {**os.environ, "CAPTURE_HOME": str(home), "CAPTURE_WINDOWS": "300ms,600ms,1s"}
-        self.config: Config = load_config(self.env)
+        self.config: Config = load_config()
         self.store = Store.open(self.config.paths.db)
         self.ids = itertools.count()
 
@@ -66,23 +64,17 @@ class Bench:
 
 
 @pytest.fixture
-def bench(tmp_path: Path) -> Iterator[Bench]:
-    base = tmp_path
-    saved = {k: os.environ.get(k) for k in ("CAPTURE_HOME", "CAPTURE_WINDOWS", *inbox.INBOX_ENV)}
-    bench = Bench(base / "capture-home", make_workspace(base))
+def bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bench]:
     # the hook's slow way reads its store and the agents' variables from the environment
-    os.environ.update({k: bench.env[k] for k in ("CAPTURE_HOME", "CAPTURE_WINDOWS")})
+    monkeypatch.setenv("CAPTURE_HOME", str(tmp_path / "capture-home"))
+    monkeypatch.setenv("CAPTURE_WINDOWS", "300ms,600ms,1s")
     for name in inbox.INBOX_ENV:
-        os.environ.pop(name, None)
+        monkeypatch.delenv(name, raising=False)
+    bench = Bench(tmp_path / "capture-home", make_workspace(tmp_path))
     try:
         yield bench
     finally:
         bench.store.close()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def queue(
