@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from capture.cli.hook_cmd import _snapshots, hook_now
 from capture.config import Config, load_config
 from capture.hooks import inbox
-from capture.hooks.ingest import drain
+from capture.hooks.ingest import drain, set_aside
 from capture.hooks.payloads import MAX_PAYLOAD_BYTES
 from capture.store.database import Store
 from tests.e2e.hook_support import example, make_workspace
@@ -130,7 +130,8 @@ def apply_one(bench: Bench, agent: str, call: HookCall) -> None:
     ).fetchone()
     if row is not None and left is not None:
         assert left["set_aside_at"] is not None and left["error"], "left queued, not applied"
-        # set aside, and listed for `capture doctor`; cleared so the next example starts clean
+        assert row in [r["id"] for r in set_aside(bench.store)]  # what `capture doctor` lists
+        # cleared so the next example starts clean
         bench.store.conn.execute("DELETE FROM hook_inbox WHERE id = ?", (row,))
     else:
         recorded = bench.count("SELECT count(*) FROM events") > events
