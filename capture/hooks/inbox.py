@@ -71,8 +71,9 @@ def enqueue(
     timeout: float = 10.0,
 ) -> bool:
     """Queue one payload, with the files it names as they are now (one transaction). False
-    when the store is not ready for it (first run: the schema is created on the slow path) or
-    cannot be written. `at`: when the hook fired (default: now)."""
+    when the store is not ready for it (first run: the schema is created on the slow path),
+    cannot be written, or the cwd or environment cannot be stored as text. `at`: when the hook
+    fired (default: now)."""
     if not os.path.exists(path):
         return False
     try:
@@ -99,7 +100,9 @@ def enqueue(
             conn.execute("COMMIT")
         finally:
             conn.close()
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeEncodeError):
+        # UnicodeEncodeError: a cwd or an agent's variable holding bytes UTF-8 cannot (a
+        # surrogate escape from the OS) has no TEXT form: the hook reads it in its own process
         return False
     return True
 

@@ -9,6 +9,7 @@ evaluated against the disk, so outcomes are measured while no editor is open.
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -78,8 +79,26 @@ def _proposal_exists(store: Store, key: str) -> bool:
     return row is not None
 
 
+#: The longest duration a hook may report for one command (a week): beyond it, or not a finite
+#: number, it is no duration, as its start (`now` less it) would be no time a date can show.
+MAX_DURATION_S = 7 * 86400.0
+
+
+def _duration(command: Command, problems: list[str]) -> float | None:
+    value = command.duration_s
+    if value is None or (math.isfinite(value) and 0 <= value <= MAX_DURATION_S):
+        return value
+    problems.append(f"duration of {value!r} s is outside 0..{MAX_DURATION_S:g} s: ignored")
+    return None
+
+
 def _test_run(
-    config: Config, call: Call, command: Command, roots: list[str], now: float
+    config: Config,
+    call: Call,
+    command: Command,
+    roots: list[str],
+    now: float,
+    problems: list[str],
 ) -> TestRunInput | None:
     from capture.testruns.identity import shell_runner
 
@@ -93,7 +112,8 @@ def _test_run(
     given = command.cwd or call.cwd
     cwd = real(given) if given else None
     root = (root_containing(cwd, roots) if cwd else None) or (roots[0] if roots else None)
-    started = now - command.duration_s if command.duration_s else now
+    duration = _duration(command, problems)
+    started = now - duration if duration else now
     return TestRunInput(
         command=command.command,
         source=SOURCE,
@@ -101,7 +121,7 @@ def _test_run(
         workspace=root,
         name=runner if command.failure is None else f"{runner} ({command.failure})",
         cwd=cwd,
-        duration_s=command.duration_s,
+        duration_s=duration,
         exit_code=command.exit_code,
         passed=counts.passed if counts else None,
         failed=counts.failed if counts else None,
@@ -221,7 +241,7 @@ def ingest(
         run
         for fact in reading.facts
         if isinstance(fact, Command)
-        for run in [_test_run(config, call, fact, roots, now)]
+        for run in [_test_run(config, call, fact, roots, now, report.problems)]
         if run is not None
     ]
 
