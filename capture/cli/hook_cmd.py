@@ -168,7 +168,19 @@ def _snapshots(raw: bytes, cwd: str, event: str | None) -> list[Snapshot]:
         from capture.files import MAX_TRACKED_BYTES
 
         return [take(p, MAX_TRACKED_BYTES) for p in paths]
-    except Exception:  # noqa: BLE001 - without them the applier reads the disk, as before
+    except Exception as exc:  # noqa: BLE001 - without them the applier reads the disk, as before
+        try:
+            from capture.hooks.log import log_line
+            from capture.paths import resolve_paths
+
+            log_line(
+                resolve_paths().log_dir,
+                "-",
+                event,
+                f"snapshot: {type(exc).__name__}: {exc}; the edit is placed in the disk read later",
+            )
+        except Exception:  # noqa: BLE001 - a log that cannot be written loses only itself
+            pass
         return []
 
 

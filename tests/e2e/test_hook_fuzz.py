@@ -114,3 +114,18 @@ def test_fuzzed_payloads_through_the_hook_process(ws: Path, capture_home: Path, 
     )
     assert episodes.returncode == 0, episodes.stderr
     assert json.loads(episodes.stdout)
+
+
+def test_a_path_the_snapshot_cannot_read_is_logged_and_the_edit_still_recorded(
+    ws: Path, capture_home: Path, run_capture: RunCapture
+) -> None:
+    hook(run_capture, "claude-code", edit(ws, "toolu_first"), cwd=ws)  # the store exists
+    # a lone surrogate in the path: the fast lane's scan cannot name the file
+    body = json.dumps(edit(ws, "toolu_lone")).replace("totals.py", "totals\\ud800.py")
+    assert "\\ud800" in body
+    result = run_capture("hook", "claude-code", input=body, cwd=ws)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    wait_for_queue(capture_home)
+    assert any("snapshot: " in line for line in log_lines(capture_home)), log_lines(capture_home)
+    hook(run_capture, "claude-code", edit(ws, "toolu_after"), cwd=ws)
+    assert recorded(capture_home, "toolu_after") == 1
