@@ -18,6 +18,7 @@ from typing import Any
 from sync.collector.ingest import METRIC_FIELDS, TIERS, week_of
 
 __all__ = [
+    "week_filter",
     "PASSED_TIERS",
     "CurveRow",
     "ReportRow",
@@ -146,6 +147,20 @@ def week_range(since: float | None, until: float | None) -> tuple[str | None, st
         week_of(since) if since is not None else None,
         week_of(until) if until is not None else None,
     )
+
+
+def week_filter(since: float | None, until: float | None, mark: str) -> tuple[str, list[str]]:
+    """The SQL condition (`" AND week >= ? AND week < ?"`, with `mark` as the placeholder) and
+    its parameters that keep the weeks of `week_range`."""
+    first, last = week_range(since, until)
+    where, params = "", []
+    if first is not None:
+        where += f" AND week >= {mark}"
+        params.append(first)
+    if last is not None:
+        where += f" AND week < {mark}"
+        params.append(last)
+    return where, params
 
 
 def ratio(numerator: float, denominator: float) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from sync.collector.ingest import (
     dedupe_in_batch,
     latest_per_episode,
 )
-from sync.collector.report import CurveRow, ReportRow, week_range
+from sync.collector.report import CurveRow, ReportRow, week_filter
 from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
@@ -388,14 +388,7 @@ class PostgresStorage:
         return inserted
 
     def report_rows(self, team: str, since: float | None, until: float | None) -> list[ReportRow]:
-        first, last = week_range(since, until)
-        where, params = "", []
-        if first is not None:
-            where += " AND week >= %s"
-            params.append(first)
-        if last is not None:
-            where += " AND week < %s"
-            params.append(last)
+        where, params = week_filter(since, until, "%s")
         with self.pool.connection() as conn:
             cur = conn.execute(
                 f"""SELECT agent, model, NULLIF(week, ''), NULLIF(contributor, ''), episodes,
@@ -409,14 +402,7 @@ class PostgresStorage:
             ]
 
     def curve_rows(self, team: str, since: float | None, until: float | None) -> list[CurveRow]:
-        first, last = week_range(since, until)
-        where, params = "", []
-        if first is not None:
-            where += " AND week >= %s"
-            params.append(first)
-        if last is not None:
-            where += " AND week < %s"
-            params.append(last)
+        where, params = week_filter(since, until, "%s")
         with self.pool.connection() as conn:
             first_tests = conn.execute(
                 f"""SELECT agent, model, NULLIF(week, ''), seconds, episodes

@@ -22,7 +22,7 @@ from sync.collector.ingest import (
     dedupe_in_batch,
     latest_per_episode,
 )
-from sync.collector.report import CurveRow, ReportRow, week_range
+from sync.collector.report import CurveRow, ReportRow, week_filter
 from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
@@ -309,14 +309,7 @@ class SqliteStorage:
         return inserted
 
     def report_rows(self, team: str, since: float | None, until: float | None) -> list[ReportRow]:
-        first, last = week_range(since, until)
-        where, params = "", []
-        if first is not None:
-            where += " AND week >= ?"
-            params.append(first)
-        if last is not None:
-            where += " AND week < ?"
-            params.append(last)
+        where, params = week_filter(since, until, "?")
         cur = self.conn.execute(
             f"""SELECT agent, model, NULLIF(week, ''), NULLIF(contributor, ''), episodes,
                        {_METRIC_LIST}
@@ -326,14 +319,7 @@ class SqliteStorage:
         return [ReportRow(r[0], r[1], r[2], r[3], r[4], tuple(r[5:])) for r in cur]
 
     def curve_rows(self, team: str, since: float | None, until: float | None) -> list[CurveRow]:
-        first, last = week_range(since, until)
-        where, params = "", []
-        if first is not None:
-            where += " AND week >= ?"
-            params.append(first)
-        if last is not None:
-            where += " AND week < ?"
-            params.append(last)
+        where, params = week_filter(since, until, "?")
         conn = self.conn
         first_tests = conn.execute(
             f"""SELECT agent, model, NULLIF(week, ''), seconds, episodes FROM first_test_cells
