@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 
+from capture.connection import sqlite3
 from capture.errors import CaptureError
 from capture.store.database import Store
 

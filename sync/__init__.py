@@ -6,10 +6,9 @@ whether to start anything must import.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from capture.connection import connect
+from capture.connection import connect, sqlite3
 
 __all__ = ["sync_enabled"]
 

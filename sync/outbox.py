@@ -9,11 +9,12 @@ batch sent twice (the uploader was killed before it heard the answer) is stored 
 from __future__ import annotations
 
 import email.utils
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from capture.connection import sqlite3
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",

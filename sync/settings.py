@@ -13,13 +13,13 @@ import json
 import os
 import secrets
 import socket
-import sqlite3
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from capture.connection import sqlite3
 from capture.errors import ConfigError, InputError
 from sync.anonymize.identity import Identity
 from sync.anonymize.levels import Level, parse_level

@@ -21,7 +21,7 @@ def make_schema_v1_db(path: Path) -> None:
 def copy_into_schema_v1(source: Path, path: Path) -> None:
     """A release-1 database holding the rows of `source` (its release-1 columns only), as if
     release 1 had recorded them."""
-    import sqlite3
+    from capture.connection import sqlite3
 
     make_schema_v1_db(path)
     conn = sqlite3.connect(path, isolation_level=None)

@@ -14,7 +14,6 @@ import importlib.util
 import json
 import os
 import socket
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -25,6 +24,8 @@ from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from capture.connection import sqlite3
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from capture.connection import connect, sqlite3
 from capture.edits.positions import LineIndex
 from capture.errors import CaptureError
 from capture.paths import resolve_paths
@@ -257,7 +257,7 @@ def _styled(outcome: str | None) -> str:
 def _report(db: Path, console: Any) -> None:
     from rich.table import Table
 
-    conn = sqlite3.connect(db)
+    conn = connect(db, timeout=5.0)
     conn.row_factory = sqlite3.Row
     try:
         proposals = conn.execute("SELECT * FROM proposals ORDER BY path").fetchall()

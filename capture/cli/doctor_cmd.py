@@ -9,10 +9,19 @@ from typing import Any
 
 from capture import __version__
 from capture.cli.context import Context
-from capture.connection import SAFE_SQLITE, sqlite_version, wal_reset_safe
+from capture.connection import SAFE_SQLITE, library_name, sqlite_version, wal_reset_safe
 from capture.store.schema import SCHEMA_VERSION, schema_version
 
-_PACKAGES = ("pygls", "lsprotocol", "watchdog", "sqlite-utils", "httpx", "rapidfuzz", "rich")
+_PACKAGES = (
+    "pygls",
+    "lsprotocol",
+    "watchdog",
+    "sqlite-utils",
+    "pysqlite3",
+    "httpx",
+    "rapidfuzz",
+    "rich",
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
         "agent_capture": __version__,
         "python": platform.python_version(),
         "sqlite": sqlite_version(),
+        "sqlite_library": library_name(),
         # several processes write one WAL database: a library before the fix risks it
         "sqlite_wal_reset_safe": wal_reset_safe(sqlite_version()),
         "packages": _versions(),
@@ -86,13 +96,17 @@ def run(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0 if ok else 1
-    print(f"agent-capture {__version__}  python {report['python']}  sqlite {report['sqlite']}")
+    print(
+        f"agent-capture {__version__}  python {report['python']}  "
+        f"sqlite {report['sqlite']} ({report['sqlite_library']})"
+    )
     if not report["sqlite_wal_reset_safe"]:
         safe = ".".join(map(str, SAFE_SQLITE))
         print(
             f"warning   SQLite {report['sqlite']} is older than {safe}: its WAL reset can "
             "corrupt a database that several processes write (fixed in "
-            f"{safe}); see the README's note on SQLite"
+            f"{safe}); `pip install 'pysqlite3>=0.6.1'` brings a current one where it has a "
+            "wheel; see the README's note on SQLite"
         )
     for name, version in report["packages"].items():
         print(f"  {name:<12} {version or 'MISSING'}")

@@ -4,18 +4,18 @@ An agent waits for every hook call, so `capture hook` only queues the payload as
 INSERT), answers the agent if its protocol asks, and returns. A detached child then applies the
 queue in order (parsing, proposals, checkpoints) under a lock; any reader of the store drains
 what is left first, so nothing queued is ever invisible for long. Imports here are `os`, `sys`,
-`time`, `sqlite3` and `capture.dirs` only: each one is paid on every agent tool call. `capture run`
-queues the runs it has nothing to read for here too (`capture.testruns.sources.handoff`).
+`time`, the DB-API module (through `capture.connection`) and `capture.dirs` only: each one is
+paid on every agent tool call. `capture run` queues the runs it has nothing to read for here
+too (`capture.testruns.sources.handoff`).
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 import time
 
-from capture.connection import connect
+from capture.connection import connect, sqlite3
 from capture.dirs import capture_dirs
 
 # Not `from typing import ...`: the hook's fast lane pays for every import it makes.

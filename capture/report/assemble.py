@@ -3,10 +3,10 @@ functions of `capture.report.figures`."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 
+from capture.connection import sqlite3
 from capture.report.figures import (
     TOP_FILES_GROUP,
     TOP_FILES_TOTAL,

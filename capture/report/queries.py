@@ -12,11 +12,11 @@ migrations extend reports the same. With `SPANS` empty every figure is computed 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from capture.connection import sqlite3
 from capture.report.figures import BY_CHOICES
 from capture.report.periods import split
 from capture.report.rows import (

@@ -7,12 +7,12 @@ counts (pure); `tier_mix_json` and `render_tier_mix` show them.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from capture.connection import sqlite3
 from capture.report.queries import Scope
 from capture.tiers.model import Tier
 

@@ -14,13 +14,12 @@ transaction, workspaces and episodes they share (`capture.store.row_groups`).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from capture.connection import connect
+from capture.connection import connect, sqlite3
 from capture.errors import NotFoundError, StoreError
 from capture.store.checkpoint_rows import CheckpointRows
 from capture.store.proposal_rows import ProposalRows

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 
+from capture.connection import sqlite3
 from capture.tiers.late_signals import LateSignals
 
 __all__ = ["late_signals", "write_late_signals"]

@@ -7,11 +7,11 @@ transaction; a backfill's proposal arrives `Settled`, its checkpoints already ob
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from capture.connection import sqlite3
 from capture.edits.windows import Window
 from capture.errors import NotFoundError
 from capture.model import Outcome, ProposalInput, State

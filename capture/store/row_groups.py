@@ -8,12 +8,12 @@ on its own. The one method a group calls in another is declared here for mypy on
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from capture.connection import sqlite3
 from capture.store.ids import new_id
 
 __all__ = ["RowGroup"]

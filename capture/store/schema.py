@@ -8,10 +8,11 @@ applied migrations, so "is the schema current?" is one cheap read.
 from __future__ import annotations
 
 import fcntl
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from capture.connection import connect, sqlite3
 
 __all__ = ["SCHEMA_VERSION", "migrate"]
 
@@ -403,9 +404,9 @@ def migrate(db_path: Path) -> int:
     lock_path = db_path.with_name(db_path.name + ".migrate.lock")
     with lock_path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        db = sqlite_utils.Database(db_path)
+        # Our connection, not one sqlite-utils opens with a library of its choosing.
+        db = sqlite_utils.Database(connect(db_path, timeout=30.0))
         try:
-            db.execute("PRAGMA busy_timeout=30000")
             db.execute("PRAGMA journal_mode=WAL")
             migrations = Migrations(MIGRATION_SET)
             for name, statements in _MIGRATIONS:

@@ -7,10 +7,10 @@ that did not change adds nothing.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from capture.connection import sqlite3
 from capture.tiers.model import SUBJECTS, Tier, TierDecision
 
 __all__ = ["TierChange", "current_tiers", "record_tier", "tier_histories", "tier_history"]

@@ -10,7 +10,6 @@ run time, and those name dependencies defined inside `create_app`.
 
 import logging
 import re
-import sqlite3
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from capture import __version__
+from capture.connection import sqlite3
 from sync.collector import wire
 from sync.collector.errors import ApiError
 from sync.collector.export import iso, jsonl_chunks, parquet_available, parquet_chunks

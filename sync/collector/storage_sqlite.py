@@ -7,14 +7,13 @@ another collector process on the same file, queue instead of failing.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from capture.connection import connect
+from capture.connection import connect, sqlite3
 from sync.collector.ingest import (
     METRIC_FIELDS,
     METRIC_FIELDS_V1,

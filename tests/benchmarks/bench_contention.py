@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from capture.connection import sqlite3
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = (

@@ -19,12 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from capture.connection import sqlite3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 

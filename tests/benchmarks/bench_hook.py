@@ -20,13 +20,14 @@ import json
 import os
 import resource
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from capture.connection import sqlite3
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = (

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from capture.connection import sqlite3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 

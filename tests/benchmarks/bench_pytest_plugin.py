@@ -140,7 +140,7 @@ def main() -> None:
                 wall, cpu = timed(cmd)
                 walls[name].append(wall)
                 cpus[name].append(cpu)
-        import sqlite3
+        from capture.connection import sqlite3
 
         conn = sqlite3.connect(home / "data" / "capture.db")
         recorded = conn.execute(

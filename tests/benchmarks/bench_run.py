@@ -93,9 +93,8 @@ def seed(home: Path, ws: Path, episodes: int, history: int) -> None:
 def check_recorded(home: Path, ws: Path, expected: int) -> tuple[int, float]:
     """Wait for the queue to empty; the number of wrapper runs recorded (all of them, or the
     script fails), and the CPU milliseconds recording one queued run takes."""
-    import sqlite3
-
     from capture.config import load_config
+    from capture.connection import sqlite3
     from capture.hooks.inbox import enqueue
     from capture.hooks.ingest import drain
     from capture.store.database import Store

@@ -176,7 +176,7 @@ class Collector:
 
     def stored(self) -> int:
         if self.kind.startswith("team"):
-            import sqlite3
+            from capture.connection import sqlite3
 
             with sqlite3.connect(self.workdir / "collector.db") as conn:
                 return int(conn.execute("SELECT count(*) FROM revisions").fetchone()[0])

@@ -16,7 +16,6 @@ import random
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from capture.connection import sqlite3
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,6 @@ run as a real process, and what the database and the hook log hold afterwards.""
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from capture.connection import sqlite3
 from tests.conftest import RunCapture
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "agent-formats" / "examples"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
+from capture.connection import sqlite3
 from tests.conftest import RunCapture
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from capture.connection import sqlite3
 from tests.conftest import RunCapture, capture_env
 from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     example,

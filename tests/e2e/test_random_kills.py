@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from capture.connection import sqlite3
 from capture.store.schema import SCHEMA_VERSION
 from tests.conftest import capture_env
 from tests.e2e.hook_support import example, make_workspace

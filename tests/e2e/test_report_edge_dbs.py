@@ -4,7 +4,6 @@ today's figures for status bars, from the library and the command line."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 from capture import report as report_package
 from capture.config import Config
+from capture.connection import sqlite3
 from capture.model import HunkInput, ProposalInput, State
 from capture.paths import resolve_paths
 from capture.recording.recorder import record_proposal

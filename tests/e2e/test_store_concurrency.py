@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+from capture.connection import sqlite3
 from tests.conftest import ROOT
 
 WRITER = textwrap.dedent(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from capture.config import load_config
+from capture.connection import sqlite3
 from capture.store.database import Store
 from sync.outbox import Outbox
 from sync.service import fill_outbox

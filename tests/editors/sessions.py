@@ -3,9 +3,10 @@ agent's expression has been typed over, wrapped, or typed back to the old text."
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 from pathlib import Path
+
+from capture.connection import sqlite3
 
 ORIGINAL = "def total(items):\n    return 0\n\n\ndef main():\n    print(total([1, 2]))\n"
 

@@ -4,13 +4,13 @@ editors/emacs, edits buffers, and the outcomes recorded are those of the edits m
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from capture.connection import sqlite3
 from tests.conftest import ROOT, capture_env, missing_tool
 from tests.editors.sessions import (
     REWRITES,

@@ -4,7 +4,6 @@ and reading what it recorded."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -16,6 +15,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
+from capture.connection import sqlite3
 from capture.edits.positions import LineIndex, PositionEncoding
 from capture.edits.regions import Edit
 from tests.conftest import capture_env

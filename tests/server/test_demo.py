@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
+from capture.connection import sqlite3
 from tests.conftest import RunCapture
 
 

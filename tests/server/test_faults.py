@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from capture.connection import sqlite3
 from server.envelope import refusal
 from server.framing import FrameReader, content_length
 from server.surrogates import escape, unescape

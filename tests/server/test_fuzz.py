@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from capture.connection import sqlite3
 from tests.server.rawlsp import RawClient, frame
 
 TEXT = "".join(f"line {i}: some text 中文 😀\n" for i in range(200))

@@ -4,11 +4,11 @@ following the live proposals."""
 from __future__ import annotations
 
 import random
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
 
+from capture.connection import sqlite3
 from tests.server.lspkit import query
 from tests.server.rawlsp import RawClient, frame
 

@@ -5,12 +5,12 @@ proposals between keystrokes keep their regions true."""
 from __future__ import annotations
 
 import signal
-import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from capture.connection import sqlite3
 from tests.server.rawlsp import RawClient, change, frame, proposal
 
 COUNT = 300

@@ -4,12 +4,12 @@ the triggers are back afterwards, and a failing transcript leaves the earlier on
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from capture.config import load_config
+from capture.connection import sqlite3
 from capture.importers import backfill
 from capture.importers.backfill import import_files
 from capture.importers.claude_transcript import read_transcript

@@ -59,7 +59,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 #: followed through the project's own modules, may reach only these.
 FAST_LANE = ("capture.cli", "capture.cli.hook_cmd", "capture.hooks.inbox")
 FAST_LANE_MAY_LOAD = frozenset(
-    {"__future__", "os", "sys", "time", "sqlite3", "collections.abc"}
+    {"__future__", "os", "sys", "time", "sqlite3", "pysqlite3", "collections.abc"}
     | {"capture", "capture.cli", "capture.cli.hook_cmd", "capture.dirs"}
     | {"capture.hooks", "capture.hooks.inbox", "capture.hooks.payloads"}
     | {"capture.connection"}
@@ -68,7 +68,8 @@ FAST_LANE_MAY_LOAD = frozenset(
 #: What the pure decisions never touch: files, processes, clocks, the database, the network
 #: (the stdlib's modules for them, and ours).
 IMPURE = frozenset(
-    {"os", "pathlib", "shutil", "tempfile", "sqlite3", "subprocess", "socket", "threading"}
+    {"os", "pathlib", "shutil", "tempfile", "sqlite3", "pysqlite3", "subprocess", "socket"}
+    | {"threading"}
     | {"asyncio", "time", "datetime", "select", "signal", "fcntl", "io", "glob"}
     | {"capture.files", "capture.dirs", "capture.paths", "capture.config", "capture.store"}
 )
@@ -387,3 +388,33 @@ def test_every_package_says_what_it_holds(package: str) -> None:
         and not ast.get_docstring(ast.parse(path.read_text()))
     ]
     assert missing == []
+
+
+#: SQLite's DB-API modules. One library per process (see `capture/connection.py`): only the
+#: connection factory imports one; every other module takes it from there.
+SQLITE_MODULES = frozenset({"sqlite3", "pysqlite3", "sqlean", "apsw"})
+
+
+def sqlite_library_imports() -> list[str]:
+    found = []
+    for name in MODULES:
+        if name == "capture.connection":
+            continue
+        for line, imported in imports_of(name):
+            if imported.split(".")[0] in SQLITE_MODULES:
+                found.append(
+                    f"{_where(name, line)} imports {imported}: take it from capture.connection"
+                )
+    return found
+
+
+def test_only_the_connection_factory_imports_a_sqlite_library() -> None:
+    assert sqlite_library_imports() == []
+
+
+def test_a_sqlite_library_imported_elsewhere_is_found() -> None:
+    assert imports_in("import sqlite3\n", "capture.store.database") == [(1, "sqlite3")]
+    assert imports_in("from pysqlite3 import dbapi2\n", "sync.outbox") == [(1, "pysqlite3")]
+    assert imports_in("from capture.connection import sqlite3\n", "sync.outbox") == [
+        (1, "capture.connection")
+    ]

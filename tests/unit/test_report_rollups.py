@@ -4,13 +4,13 @@ and a report served by them equals one computed from the raw rows alone."""
 from __future__ import annotations
 
 import math
-import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from capture.connection import sqlite3
 from capture.report import queries
 from capture.report.assemble import make_report
 from capture.report.figures import fold_tests

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
+import platform
 import subprocess
 import sys
 from pathlib import Path
 
-from capture.connection import connect, sqlite_version, wal_reset_safe
+from capture.connection import connect, library_name, sqlite3, sqlite_version, wal_reset_safe
+from capture.store.schema import migrate
 from tests.conftest import capture_env
 
 
@@ -47,3 +48,28 @@ def test_doctor_prints_the_version_and_warns_in_the_affected_range(tmp_path: Pat
     assert f"sqlite {version}" in out.splitlines()[0]
     warned = any(line.startswith("warning   SQLite") for line in out.splitlines())
     assert warned == (not wal_reset_safe(version)), out
+
+
+#: Where pysqlite3 0.6.1 publishes wheels (pyproject's marker): there the bundled library is used.
+WHEELS = {("Linux", "x86_64"), ("Darwin", "arm64"), ("Windows", "AMD64")}
+
+
+def test_where_a_wheel_exists_the_library_is_bundled_and_safe() -> None:
+    if (platform.system(), platform.machine()) not in WHEELS:
+        assert library_name() == "sqlite3"  # the stdlib's fallback; doctor warns if unsafe
+        return
+    assert library_name() == "pysqlite3"
+    assert wal_reset_safe(sqlite_version()), sqlite_version()
+
+
+def test_migrations_run_on_the_factorys_library(tmp_path: Path) -> None:
+    """sqlite-utils opens no connection of its own choosing: the migrated database is read by
+    a connection of the same library, and its schema is the one our migrations wrote."""
+    applied = migrate(tmp_path / "capture.db")
+    conn = connect(tmp_path / "capture.db", timeout=1.0)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == applied > 0
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert isinstance(conn, sqlite3.Connection)
+    finally:
+        conn.close()

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
+from capture.connection import sqlite3
 from capture.errors import StoreError
 from capture.store.database import Store
 from capture.store.schema import SCHEMA_VERSION

@@ -3,12 +3,12 @@ before test-run linking existed, upgraded in place."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from capture.config import Config
+from capture.connection import sqlite3
 from capture.edits.windows import parse_windows
 from capture.model import CaseResult, HunkInput, Outcome, ProposalInput, TestRunInput
 from capture.paths import Paths

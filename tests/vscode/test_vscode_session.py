@@ -7,13 +7,13 @@ status bar shows the kept rate."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from capture.connection import sqlite3
 from tests.e2e.hook_support import TOTALS_AFTER, TOTALS_BEFORE, example
 from tests.vscode.codeserver import CodeServer, link_project_venv, needs_vscode, run_driver
 

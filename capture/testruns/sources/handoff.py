@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from typing import Any
+
+from capture.connection import sqlite3
 
 __all__ = ["RUN_AGENT", "RUN_EVENT", "contention", "encode_recorded", "encode_run"]
 

@@ -8,10 +8,10 @@ import dataclasses
 import json
 import os
 import shlex
-import sqlite3
 from typing import Any
 
 from capture.config import Config
+from capture.connection import sqlite3
 from capture.model import CaseResult, TestRunInput
 from capture.recording.recorder import record_test_run
 from capture.store.database import Store
