@@ -39,8 +39,8 @@ AFTER_LINE = '    return (subtotal * rate).quantize(Decimal("0.01"), rounding=RO
 
 #: what recording a proposal needs at the least: the stdlib modules the core's store and model
 #: use, and rapidfuzz for counting a change
-# What the fast lane itself needs: queue one row in SQLite.
-FLOOR = "import os, sqlite3"
+#: What queueing needs: os and this process's DB-API module (the bundled library's, if any).
+FLOOR = f"import os, {sqlite3.__name__}"
 
 
 def timed(
@@ -135,7 +135,7 @@ def main() -> None:
         cpu_median = {k: statistics.median(v) * 1000 for k, v in cpu.items()}
         rows = [
             ("`capture hook claude-code` (PostToolUse Edit)", "hook"),
-            ('`python -c "import os, sqlite3"` (what queueing needs)', "floor"),
+            (f'`python -c "{FLOOR}"` (what queueing needs)', "floor"),
             (f"`{Path(sys.executable).name} -c pass` (same interpreter)", "same"),
             ("`python3 -c pass` (first on `PATH`)", "path"),
         ]

@@ -30,11 +30,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from capture.connection import sqlite3 as library  # noqa: E402
+
 BUDGET_MS = 80.0
 
 #: what any Python wrapper of this design pays at the least: the interpreter and the stdlib
-#: modules the runner and the queue use
-FLOOR = "import json, pathlib, re, select, signal, sqlite3"
+#: modules the runner and the queue use, and this process's DB-API module
+FLOOR = f"import json, pathlib, re, select, signal, {library.__name__}"
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
