@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from capture.edits.tracking import TrackedHunk
 from server.documents import Document
 from server.stored import StoredProposal
 
@@ -20,9 +19,12 @@ __all__ = ["LiveProposal"]
 class LiveProposal:
     """A proposal being followed. One the editor just reported is followed at once, before
     the writer thread recorded it: until then its store fields are None, and the writer thread
-    fills them in (before later jobs, which may read them, run)."""
+    fills them in (before later jobs, which may read them, run).
 
-    hunks: list[TrackedHunk]  # texts and contexts; regions live in the document's index
+    It holds no hunk texts or contexts: the store has them, and what follows a region in a
+    document is its key in the document's index (a thousand live proposals would otherwise
+    keep their texts and six lines of context each in memory, for nothing read)."""
+
     proposal_id: str | None = None
     workspace_id: int | None = None
     root: str | None = None

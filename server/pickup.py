@@ -23,6 +23,10 @@ log = logging.getLogger(__name__)
 
 INTERVAL = 0.25
 
+#: The pickup connection's page cache, in KiB: it reads only the rows after the last it saw,
+#: so the library's default 2 MB would hold pages it never reads again.
+PICKUP_CACHE_KIB = 256
+
 
 class Pickup:
     def __init__(
@@ -55,7 +59,7 @@ class Pickup:
         store = None
         while store is None and not self._stop.is_set():
             try:
-                store = Store.open(self._db_path)
+                store = Store.open(self._db_path, cache_kib=PICKUP_CACHE_KIB)
             except Exception as exc:  # noqa: BLE001 - keep trying: the writer reports it too
                 log.error("pickup cannot open the store: %s", exc)
                 self._stop.wait(5)

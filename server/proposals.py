@@ -30,7 +30,7 @@ from pygls.uris import to_fs_path
 from capture.config import Config
 from capture.edits.hunks import locate
 from capture.edits.regions import Region
-from capture.edits.tracking import TrackedHunk, follow
+from capture.edits.tracking import follow
 from capture.model import HunkInput, State
 from server.documents import Document
 from server.feature import Feature, NotificationHandler
@@ -89,7 +89,7 @@ class Proposals(Feature):
         """Track a live proposal the store holds; in ``doc`` when given (else on disk)."""
         live = self.live.get(stored.proposal_id)
         if live is None:
-            live = LiveProposal(hunks=[h for _, h in stored.hunks])
+            live = LiveProposal()
             live.fill(stored)
             self._register(live)
         if doc is not None and live.doc is None and doc.file == live.file:
@@ -282,12 +282,7 @@ class Proposals(Feature):
             # it would otherwise diff the file and move every live proposal of it.
             self.persist(doc)
         located = locate(doc.buffer.text, hunks)
-        live = LiveProposal(
-            hunks=[
-                TrackedHunk(h.old_text, h.new_text, None, h.context_before, h.context_after)
-                for h in located
-            ]
-        )
+        live = LiveProposal()
         regions = [None if h.span is None else Region(*h.span) for h in located]
         self._attach(live, doc, regions, as_stored=True)
         return live

@@ -24,6 +24,14 @@ def test_open_creates_schema_in_wal(tmp_path: Path) -> None:
     assert applied == SCHEMA_VERSION
 
 
+def test_a_long_lived_connection_bounds_its_page_cache(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "c.db") as store:
+        default = store.conn.execute("PRAGMA cache_size").fetchone()[0]
+    with Store.open(tmp_path / "c.db", cache_kib=512) as store:
+        assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == -512
+    assert default != -512
+
+
 def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "capture.db"
     Store.open(path).close()
