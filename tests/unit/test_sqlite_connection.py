@@ -73,3 +73,29 @@ def test_migrations_run_on_the_factorys_library(tmp_path: Path) -> None:
         assert isinstance(conn, sqlite3.Connection)
     finally:
         conn.close()
+
+
+def test_without_the_bundled_library_the_stdlibs_is_used_and_doctor_says_so(
+    tmp_path: Path,
+) -> None:
+    """Where pysqlite3 has no wheel it is not installed: the stdlib's module serves the whole
+    process, and doctor names it (and warns, with the install line, if it is affected)."""
+    env = capture_env(tmp_path / "home")
+    script = (
+        "import sys\n"
+        "sys.modules['pysqlite3'] = None  # as if not installed\n"
+        "from capture.cli import main\n"
+        "sys.argv = ['capture', 'doctor']\n"
+        "main()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    ).stdout
+    import sqlite3 as stdlib_sqlite3
+
+    first = out.splitlines()[0]
+    assert f"sqlite {stdlib_sqlite3.sqlite_version} (sqlite3)" in first, out
+    warned = [line for line in out.splitlines() if line.startswith("warning   SQLite")]
+    assert bool(warned) == (not wal_reset_safe(stdlib_sqlite3.sqlite_version)), out
+    if warned:
+        assert "pip install 'pysqlite3>=0.6.1'" in warned[0]
