@@ -19,6 +19,7 @@ from typing import Any
 import re2
 
 from sync.anonymize.re2_bytes import found as re2_found
+from sync.anonymize.re2_bytes import found_in_text
 from sync.anonymize.rules import gitleaks_data
 
 __all__ = ["GitleaksRule", "GitleaksRules"]
@@ -51,7 +52,7 @@ class _Allow:
         subject = {"match": match, "line": line}.get(self.target, secret)
         tests: list[bool] = []
         if self.regexes:
-            tests.append(any(r.search(subject) for r in self.regexes))
+            tests.append(any(found_in_text(r, subject) for r in self.regexes))
         if self.stopwords:
             low = secret.lower()
             if self.has_stopword is not None:
@@ -193,6 +194,10 @@ class GitleaksRules:
 
     def __init__(self) -> None:
         self.rules, self._global_regexes, self._global_stopwords = _load()
+        # The set's allow-list expressions joined: a match of one is a match of the whole.
+        self._global_regex = re2.compile(
+            "|".join(f"(?:{r})" for r in gitleaks_data.GLOBAL_REGEXES), _options(8)
+        )
         self.always = tuple(r for r in self.rules if not r.keywords)
         self._by_id = {r["id"]: r["regex"] for r in gitleaks_data.RULES}
         self._joined_cache: dict[tuple[str, ...], Any] = {}
@@ -208,6 +213,11 @@ class GitleaksRules:
     def keywords(self) -> tuple[str, ...]:
         return tuple(self.by_keyword)
 
+    @property
+    def family_words(self) -> frozenset[str]:
+        """The key words of the key-word-then-value rules' own expressions."""
+        return frozenset(w for r in self.rules for w in r.family)
+
     def plan(
         self,
         text: str,
@@ -219,8 +229,9 @@ class GitleaksRules:
         """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
         among those one of whose key words stands in its lower-cased text (`hits`: literals and
         where each starts, from the scanner's one pass; other literals may be listed). What the
-        caller knows already may be given: `present`, the literals of `hits`, and `lower`,
-        `text` lower-cased keeping offsets."""
+        caller knows already may be given: `present`, the literals of `hits`, which then are
+        looked for with `family_words` too, and `lower`, `text` lower-cased keeping offsets."""
+        families_known = present is not None
         if present is None:
             present = {word for word, _ in hits}
         words = self._keyword_set.intersection(present)
@@ -248,10 +259,16 @@ class GitleaksRules:
         for rule, rule_words in line_rules:
             family = rule.family
             if family:
+                if families_known:
+                    held = not present.isdisjoint(family)
+                else:
+                    if lower is None:
+                        lower = text.lower()
+                    held = any(w in lower for w in family)
+                if not held:
+                    continue  # no line holds one (`test_` is common, `lob` is not)
                 if lower is None:
                     lower = text.lower()
-                if not any(w in lower for w in family):
-                    continue  # no line holds one (`test_` is common, `lob` is not)
             spans: set[tuple[int, int]] = set()
             for word in rule_words:
                 for at in at_word[word]:
@@ -367,7 +384,7 @@ class GitleaksRules:
                 yield a, b, rule.kind
 
     def _allowed(self, rule: GitleaksRule, secret: str, match: str, line: str) -> bool:
-        if any(r.search(secret) for r in self._global_regexes):
+        if found_in_text(self._global_regex, secret):
             return True
         low = secret.lower()
         if any(w in low for w in self._global_stopwords):

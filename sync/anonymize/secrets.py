@@ -90,6 +90,7 @@ _DETECT_WORDS = frozenset(DETECT_ANCHORS)
 #: How many plans a scanner keeps (an episode's redacted texts, read again).
 _PLANS_KEPT = 16
 _PLANNED_CHARS = 20_000
+_CLEAN_KEPT = 256
 
 
 @lru_cache(maxsize=1)
@@ -137,6 +138,7 @@ class SecretScanner:
         words = anchors | set(self._rules_of)
         if self.gitleaks is not None:
             words.update(self.gitleaks.keywords)
+            words.update(self.gitleaks.family_words)
             words.update((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
         words.update(also)
         self.words = frozenset(words)
@@ -153,6 +155,8 @@ class SecretScanner:
         #: again (`find` with no plan) is the second scan's text too when it is the episode's
         #: only redacted one. Plans are deterministic, so a text planned once is planned alike.
         self._plans: dict[tuple[str, bool], Plan] = {}
+        #: Texts (with the decoding flag, as plans are kept) found clean by `_remember_clean`.
+        self._clean_alone: set[tuple[str, bool]] = set()
 
     def _decoded_kind(self, text: str) -> str | None:
         """The kind of the first secret in a decoded run (runs in it are not decoded again)."""
@@ -257,10 +261,17 @@ class SecretScanner:
         receives each detector's own match before overlapping ones are merged."""
         if not text:
             return []
-        if plan is None:
+        alone = plan is None
+        if alone:
+            if (text, self._decoding) in self._clean_alone:
+                return []
             plan = self.plan(text)
+        assert plan is not None
         if plan is NO_PLAN or plan.empty:
             return []
+        # Whether the answer is the same for every hint: detect-secrets reads by file type,
+        # and some of gitleaks' rules apply to some paths only.
+        any_hint = True
         spans: list[tuple[int, int, str]] = []
         for rule in plan.tokens:
             for m in rule.pattern.finditer(text):
@@ -280,10 +291,12 @@ class SecretScanner:
             and any(line in text for line in plan.detect_secrets)
         ):
             spans.extend(self.detect_secrets.find(text, hint, plan.detect_secrets))
+            any_hint = False
         if plan.gitleaks and self.gitleaks is not None:
             if passed is None:
                 passed = self.literal_pass(text)
             spans.extend(self.gitleaks.find(text, plan.gitleaks, hint, passed[1]))
+            any_hint = any_hint and all(r.path is None for r in plan.gitleaks)
         if not plan.context.empty:
             spans.extend(find_in_context(text, plan.context))
         if plan.runs:
@@ -294,12 +307,22 @@ class SecretScanner:
                 for run in _run_spans(text, value, kind):
                     if not any(a < run[1] and run[0] < b for a, b, _ in ruled):
                         spans.append(run)
+        if spans:
+            spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
         if not spans:
+            if alone and any_hint:
+                self._remember_clean(text)
             return []
-        spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
         if values is not None:
             values.extend(text[a:b] for a, b, _ in spans)
         return _merge(spans)
+
+    def _remember_clean(self, text: str) -> None:
+        """A text planned alone in which no detector found anything, whatever the hint: a text
+        redacted is read again so (with the file's name), then by the second scan (without)."""
+        if len(self._clean_alone) >= _CLEAN_KEPT:
+            self._clean_alone.clear()
+        self._clean_alone.add((text, self._decoding))
 
 
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")

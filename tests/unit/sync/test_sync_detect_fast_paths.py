@@ -26,7 +26,7 @@ from sync.anonymize.detect import DetectSecrets, lower_keeping_offsets, provider
 from sync.anonymize.gitleaks import GitleaksRules
 from sync.anonymize.identity import HINTS, IdentityScrubber
 from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts
-from sync.anonymize.re2_bytes import found, runs
+from sync.anonymize.re2_bytes import found, found_in_text, runs
 from sync.anonymize.secrets import NO_PLAN, SecretScanner
 from tests.secret_corpus.corpus import make_corpus, negative_lines
 from tests.synthetic_episodes import make_episode
@@ -102,6 +102,11 @@ def test_a_scanner_asked_again_answers_as_a_fresh_one(texts: list[str]) -> None:
         assert seen.find(text) == fresh.find(text), text
         empty += seen.plan(text) is NO_PLAN
     assert empty > 0
+    # A text found clean with one hint (a file's name), then asked with others.
+    for hint in ("x.py", "", "settings.yaml", "id_rsa"):
+        for text in texts:
+            assert seen.find(text, hint) == SecretScanner().find(text, hint), (hint, text)
+    assert seen._clean_alone
 
 
 @pytest.fixture(scope="module")
@@ -294,3 +299,22 @@ def test_checkpoints_merged_into_the_template_are_those_read_field_by_field() ->
         got = _checkpoint(c)
         assert got == expected and list(got) == list(expected)
         assert got is not c
+
+
+def test_allow_list_expressions_answer_without_the_wrapper_and_joined_as_each_in_turn(
+    texts: list[str],
+) -> None:
+    rules = GitleaksRules()
+    subjects = [w for t in texts for w in t.encode("utf-8", "replace").decode().split()]
+    subjects += ["true", "NULL", "zzzz", "$1", "${HOME}", "{{ .Values.x }}", "%PATH%", "%s"]
+    subjects += ["${{ secrets.TOKEN }}", "@FOO@", "/Users/Bob/x y", "/home/a/b", "\u017fecret"]
+    allowed = 0
+    for subject in subjects:
+        expected = any(r.search(subject) for r in rules._global_regexes)
+        assert found_in_text(rules._global_regex, subject) is expected, subject
+        allowed += expected
+        for rule in rules.rules:
+            for allow in rule.allow:
+                for r in allow.regexes:
+                    assert found_in_text(r, subject) is (r.search(subject) is not None)
+    assert allowed > 10
