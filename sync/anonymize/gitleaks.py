@@ -9,6 +9,7 @@ allow-list of the rule or of the whole set lets it pass, as gitleaks decides.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
@@ -86,11 +87,22 @@ class GitleaksRule:
     case_probe: str = ""
     #: `keywords` as a set.
     keyword_set: frozenset[str] = frozenset()
+    #: How far after one of its key words (its expression's own, `_OPERATOR_AFTER`) an
+    #: operator must start for the rule to match there; 0: not known.
+    operator_window: int = 0
 
     @property
     def kind(self) -> str:
         return re.sub(r"[^a-z0-9]+", "_", self.id.lower()).strip("_")
 
+
+# Key-word-then-value rules whose key word is one of their own key words (lower-cased), as
+# read at the commit of gitleaks_data (keyed by the digest of the expression): after the key
+# word, `(?:[ \t\w.-]{0,20})[\s'"]{0,3}` and then an operator starting with one of
+# `_OPERATORS`, so one starts within 24 characters of the key word's end. Most lines holding
+# `token` or `key` hold no operator there (`return token_count + 1`): no search on them.
+_OPERATOR_AFTER = {"7495022a3803": 24}  # generic-api-key
+_OPERATORS = frozenset("=>:|?,")
 
 _FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
 
@@ -176,6 +188,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 _family(raw["regex"]),
                 _case_probe(raw["regex"]),
                 frozenset(raw["keywords"]),
+                _OPERATOR_AFTER.get(hashlib.sha256(raw["regex"].encode()).hexdigest()[:12], 0),
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -270,8 +283,14 @@ class GitleaksRules:
                 if lower is None:
                     lower = text.lower()
             spans: set[tuple[int, int]] = set()
+            # In ASCII only: ignoring case, re2 reads `ſ` as `s` and `K` as `k`.
+            window = rule.operator_window if ascii else 0
             for word in rule_words:
                 for at in at_word[word]:
+                    if window and _OPERATORS.isdisjoint(
+                        text[at + len(word) : at + len(word) + window]
+                    ):
+                        continue
                     span = lines.get(at)
                     if span is None:
                         span = lines[at] = _line_span(text, at)
