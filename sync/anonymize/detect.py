@@ -125,7 +125,13 @@ def provider_lines(
     gate = _provider_gate()
     if gate is not None and len(data) == len(text):
         # ASCII (one byte a character, as the gate reads it): is what they need there?
-        if long_runs is None:
+        if long_runs is None and len(data) <= _SHORT:
+            # A short text (a prompt, a command): its words cut out in Python cost less than
+            # the search, whose automaton is seldom still in the processor's caches.
+            needed = any(
+                len(word) >= _PROVIDER_RUN for word in data.translate(_TOKEN_WORDS).split()
+            ) or any(literal in data for literal in _PROVIDER_LITERALS)
+        elif long_runs is None:
             needed = re2_found(gate, data)
         else:
             # The 24 in a row stand in a run of 20 or more of a wider class, cut at the others.
@@ -216,6 +222,11 @@ _PROVIDER_LITERALS = (b"AKC", b"AP", b"sq0csp-")
 _PROVIDER_RUN = 24
 _PROVIDER_GATE = b"|".join(_PROVIDER_LITERALS) + rb"|[A-Za-z0-9_\-]{%d}" % _PROVIDER_RUN
 _PLUS_OR_SLASH = re.compile(rb"[+/]")
+_SHORT = 256
+#: Every byte but `[A-Za-z0-9_-]` made a space.
+_TOKEN_WORDS = bytes(
+    c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_-") else 0x20 for c in range(256)
+)
 
 
 @lru_cache(maxsize=1)
