@@ -13,7 +13,8 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,7 +237,7 @@ class GitleaksRules:
         text: str,
         hits: Iterable[tuple[str, int]],
         blob: bytes,
-        present: Collection[str] | None = None,
+        present: AbstractSet[str] | None = None,
         lower: str | None = None,
     ) -> tuple[GitleaksRule, ...]:
         """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
