@@ -95,28 +95,54 @@ def detect_lines(
     lower: str | None = None,
     hits: Sequence[tuple[str, int]] | None = None,
     data: bytes | None = None,
+    long_runs: Iterable[bytes] | None = None,
 ) -> tuple[str, ...]:
     """The lines of `text` that `find` would show detect-secrets (their content). Over all of an
     episode's texts joined by newlines, these are the candidate lines of each of its texts:
     a text holding none of them needs no detect-secrets. `lower`: `lower_keeping_offsets(text)`
     and `hits`: where each of `DETECT_ANCHORS` stands in it (others may be listed too), when
-    the caller found them already; `data`: its UTF-8 (surrogates passed), likewise."""
+    the caller found them already; `data`: its UTF-8 (surrogates passed), and `long_runs`:
+    each run of 20 or more of `[A-Za-z0-9+/_-]` in it (`tokens.long_runs`), likewise."""
     spans = _candidate_lines(text, None, lower, hits)
     found = dict.fromkeys(text[a:b] for a, b in spans)
-    found.update(dict.fromkeys(provider_lines(text, data)))
+    found.update(dict.fromkeys(provider_lines(text, data, long_runs)))
     return tuple(found)
 
 
-def provider_lines(text: str, data: bytes | None = None) -> list[str]:
+def provider_lines(
+    text: str, data: bytes | None = None, long_runs: Iterable[bytes] | None = None
+) -> list[str]:
     """The lines of `text` on which one of detect-secrets' provider expressions matches (its
     Discord, Mailchimp, Artifactory, Square, IBM, Cloudant and SoftLayer plugins): those
     plugins apply to any line, not only to lines with a key word or a quoted string. One re2
-    pass over the whole text finds them; the plugin itself then reads each such line."""
+    pass over the whole text finds them; the plugin itself then reads each such line.
+    `long_runs`: as for `detect_lines`."""
     finder = _provider_finder()
     if finder is None:
         return []
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
+    gate = _provider_gate()
+    if gate is not None and len(data) == len(text):
+        # ASCII (one byte a character, as the gate reads it): is what they need there?
+        if long_runs is None and len(data) <= _SHORT:
+            # A short text (a prompt, a command): its words cut out in Python cost less than
+            # the search, whose automaton is seldom still in the processor's caches.
+            needed = any(
+                len(word) >= _PROVIDER_RUN for word in data.translate(_TOKEN_WORDS).split()
+            ) or any(literal in data for literal in _PROVIDER_LITERALS)
+        elif long_runs is None:
+            needed = re2_found(gate, data)
+        else:
+            # The 24 in a row stand in a run of 20 or more of a wider class, cut at the others.
+            needed = any(
+                len(piece) >= _PROVIDER_RUN
+                for run in long_runs
+                if len(run) >= _PROVIDER_RUN
+                for piece in _PLUS_OR_SLASH.split(run)
+            ) or any(literal in data for literal in _PROVIDER_LITERALS)
+        if not needed:
+            return []
     if not re2_found(finder, data):
         return []
     out: list[str] = []
@@ -139,30 +165,80 @@ _LOOK_BEHIND_START = "(?:(?<=\\W)|(?<=^))"
 
 
 @lru_cache(maxsize=1)
-def _provider_finder() -> Any:
+def _provider_expressions() -> tuple[re.Pattern[str], ...] | None:
+    """The expressions of the provider plugins the finder stands in for (None: no
+    detect-secrets)."""
     try:
-        import re2
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
         from detect_secrets.plugins.base import RegexBasedDetector
-    except ImportError:  # pragma: no cover - both are declared dependencies
+    except ImportError:  # pragma: no cover - a declared dependency
         return None
-    parts = []
+    found: list[re.Pattern[str]] = []
     mapping: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
     for name, cls in sorted(mapping.items()):
         if name in _LEFT_OUT:
             continue
         plugin = cls()
-        if not isinstance(plugin, RegexBasedDetector):
-            continue
-        for expression in plugin.denylist:
-            pattern = expression.pattern.replace(_LOOK_BEHIND_START, "(?:^|\\W)")
-            # A look-ahead only narrows a match: without it the expression finds a superset.
-            pattern = _LOOK_AHEAD.sub("", pattern)
-            flags = "i" if expression.flags & re.IGNORECASE else ""
-            parts.append(f"(?m{flags}:{pattern})")
+        if isinstance(plugin, RegexBasedDetector):
+            found.extend(plugin.denylist)
+    return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def _provider_finder() -> Any:
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    expressions = _provider_expressions()
+    if expressions is None:  # pragma: no cover
+        return None
+    parts = []
+    for expression in expressions:
+        pattern = expression.pattern.replace(_LOOK_BEHIND_START, "(?:^|\\W)")
+        # A look-ahead only narrows a match: without it the expression finds a superset.
+        pattern = _LOOK_AHEAD.sub("", pattern)
+        flags = "i" if expression.flags & re.IGNORECASE else ""
+        parts.append(f"(?m{flags}:{pattern})")
     options = re2.Options()
     options.max_mem = 64 << 20
     return re2.compile("|".join(parts).encode(), options)
+
+
+# What every provider expression needs, read at detect-secrets 1.5 (keyed as `_NEEDS`): one of
+# the literals `AKC` and `AP` (Artifactory) or `sq0csp-` (Square), or else 24 characters or
+# more of `[A-Za-z0-9_-]` in a row (each other expression's value: Cloudant's 24 letters or 64
+# hex digits, Discord's 24-26 first characters, IBM's 44 and 48, Mailchimp's 32 and `-us1`,
+# SoftLayer's 64). In ASCII text one small search for those says whether the finder, whose
+# many expressions ignoring case make a large automaton, need read the text at all.
+_PROVIDER_GATED = frozenset(
+    {
+        "5d3455a9f0d3", "18179d7472e0", "32126e884ccf", "aed550fbd128", "2fb7cf8120ae",
+        "b9f8e5dbb58f", "fe064d6f9d32", "8dc9ad5623b9", "655a58af3964", "d5687e015476",
+        "249a8762e082", "bf23d3bd436f", "ef73f5dac6f5",
+    }
+)  # fmt: skip
+_PROVIDER_LITERALS = (b"AKC", b"AP", b"sq0csp-")
+_PROVIDER_RUN = 24
+_PROVIDER_GATE = b"|".join(_PROVIDER_LITERALS) + rb"|[A-Za-z0-9_\-]{%d}" % _PROVIDER_RUN
+_PLUS_OR_SLASH = re.compile(rb"[+/]")
+_SHORT = 256
+#: Every byte but `[A-Za-z0-9_-]` made a space.
+_TOKEN_WORDS = bytes(
+    c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_-") else 0x20 for c in range(256)
+)
+
+
+@lru_cache(maxsize=1)
+def _provider_gate() -> Any:
+    """The search for what every provider expression needs; None when an expression is not one
+    read for it (then the finder reads every text)."""
+    expressions = _provider_expressions()
+    if not expressions or any(_digest(e) not in _PROVIDER_GATED for e in expressions):
+        return None
+    import re2
+
+    return re2.compile(_PROVIDER_GATE)
 
 
 _LOOK_AHEAD = re.compile(r"\(\?[!=][^()]*\)")

@@ -9,16 +9,19 @@ allow-list of the rule or of the whole set lets it pass, as gitleaks decides.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
 import re2
 
 from sync.anonymize.re2_bytes import found as re2_found
+from sync.anonymize.re2_bytes import found_in_text
 from sync.anonymize.rules import gitleaks_data
 
 __all__ = ["GitleaksRule", "GitleaksRules"]
@@ -51,7 +54,7 @@ class _Allow:
         subject = {"match": match, "line": line}.get(self.target, secret)
         tests: list[bool] = []
         if self.regexes:
-            tests.append(any(r.search(subject) for r in self.regexes))
+            tests.append(any(found_in_text(r, subject) for r in self.regexes))
         if self.stopwords:
             low = secret.lower()
             if self.has_stopword is not None:
@@ -83,11 +86,24 @@ class GitleaksRule:
     #: Literal characters, in their case, every match starts with (`SK` for `twilio-api-key`,
     #: whose key word `sk` stands in every `task`): no match where the text lacks them.
     case_probe: str = ""
+    #: `keywords` as a set.
+    keyword_set: frozenset[str] = frozenset()
+    #: How far after one of its key words (its expression's own, `_OPERATOR_AFTER`) an
+    #: operator must start for the rule to match there; 0: not known.
+    operator_window: int = 0
 
     @property
     def kind(self) -> str:
         return re.sub(r"[^a-z0-9]+", "_", self.id.lower()).strip("_")
 
+
+# Key-word-then-value rules whose key word is one of their own key words (lower-cased), as
+# read at the commit of gitleaks_data (keyed by the digest of the expression): after the key
+# word, `(?:[ \t\w.-]{0,20})[\s'"]{0,3}` and then an operator starting with one of
+# `_OPERATORS`, so one starts within 24 characters of the key word's end. Most lines holding
+# `token` or `key` hold no operator there (`return token_count + 1`): no search on them.
+_OPERATOR_AFTER = {"7495022a3803": 24}  # generic-api-key
+_OPERATORS = frozenset("=>:|?,")
 
 _FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
 
@@ -172,6 +188,8 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 raw["regex"].startswith(_KEY_WORD_FAMILY) and bool(raw["keywords"]),
                 _family(raw["regex"]),
                 _case_probe(raw["regex"]),
+                frozenset(raw["keywords"]),
+                _OPERATOR_AFTER.get(hashlib.sha256(raw["regex"].encode()).hexdigest()[:12], 0),
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -179,67 +197,107 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
     return rules, glob_regexes, glob_stop
 
 
+#: The rules some key words call on (see `GitleaksRules._candidates`).
+_Candidates = tuple[
+    tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...], frozenset[str]
+]
+
+
 class GitleaksRules:
     """The rule set, compiled once (about 0.1 s)."""
 
     def __init__(self) -> None:
         self.rules, self._global_regexes, self._global_stopwords = _load()
+        # The set's allow-list expressions joined: a match of one is a match of the whole.
+        self._global_regex = re2.compile(
+            "|".join(f"(?:{r})" for r in gitleaks_data.GLOBAL_REGEXES), _options(8)
+        )
         self.always = tuple(r for r in self.rules if not r.keywords)
         self._by_id = {r["id"]: r["regex"] for r in gitleaks_data.RULES}
         self._joined_cache: dict[tuple[str, ...], Any] = {}
         self._by_rule_id = {r.id: r for r in self.rules}
-        self._by_words: dict[
-            frozenset[str],
-            tuple[tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...]],
-        ] = {}
+        self._by_words: dict[frozenset[str], _Candidates] = {}
         self.by_keyword: dict[str, list[GitleaksRule]] = {}
         for rule in self.rules:
             for word in rule.keywords:
                 self.by_keyword.setdefault(word, []).append(rule)
+        self._keyword_set = frozenset(self.by_keyword)
 
     @property
     def keywords(self) -> tuple[str, ...]:
         return tuple(self.by_keyword)
 
+    @property
+    def family_words(self) -> frozenset[str]:
+        """The key words of the key-word-then-value rules' own expressions."""
+        return frozenset(w for r in self.rules for w in r.family)
+
     def plan(
-        self, text: str, hits: Iterable[tuple[str, int]], blob: bytes
+        self,
+        text: str,
+        hits: Iterable[tuple[str, int]],
+        blob: bytes,
+        present: AbstractSet[str] | None = None,
+        lower: str | None = None,
     ) -> tuple[GitleaksRule, ...]:
         """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
         among those one of whose key words stands in its lower-cased text (`hits`: literals and
-        where each starts, from the scanner's one pass; other literals may be listed)."""
-        by_keyword = self.by_keyword
-        at_word: dict[str, list[int]] = {}
-        for word, at in hits:
-            if word in by_keyword:
-                places = at_word.get(word)
-                if places is None:
-                    at_word[word] = [at]
-                else:
-                    places.append(at)
-        if not at_word and not self.always:
+        where each starts, from the scanner's one pass; other literals may be listed). What the
+        caller knows already may be given: `present`, the literals of `hits`, which then are
+        looked for with `family_words` too, and `lower`, `text` lower-cased keeping offsets."""
+        families_known = present is not None
+        if present is None:
+            present = {word for word, _ in hits}
+        words = self._keyword_set.intersection(present)
+        if not words and not self.always:
             return ()
-        line_rules, free_rules = self._candidates(frozenset(at_word))
+        line_rules, free_rules, line_words = self._candidates(words)
+        at_word: dict[str, list[int]] = {}
+        if line_rules:
+            for word, at in hits:
+                if word in line_words:
+                    places = at_word.get(word)
+                    if places is None:
+                        at_word[word] = [at]
+                    else:
+                        places.append(at)
         # In ASCII a character offset is a byte offset: lines are searched in `blob` (re2 on
         # a `str` with bounds converts the whole text's offsets on every call). A lone
         # surrogate takes 3 bytes in `blob`, so ASCII text is also encodable as it is.
         ascii = len(blob) == len(text)
         if not ascii:
             text = _encodable(text)
-        lower: str | None = None
+            lower = None
         kept: list[GitleaksRule] = []
         lines: dict[int, tuple[int, int]] = {}
-        for rule, words in line_rules:
+        for rule, rule_words in line_rules:
+            family = rule.family
+            if family:
+                if families_known:
+                    held = not present.isdisjoint(family)
+                else:
+                    if lower is None:
+                        lower = text.lower()
+                    held = any(w in lower for w in family)
+                if not held:
+                    continue  # no line holds one (`test_` is common, `lob` is not)
+                if lower is None:
+                    lower = text.lower()
             spans: set[tuple[int, int]] = set()
-            for word in words:
+            # In ASCII only: ignoring case, re2 reads `ſ` as `s` and `K` as `k`.
+            window = rule.operator_window if ascii else 0
+            for word in rule_words:
                 for at in at_word[word]:
+                    if window and _OPERATORS.isdisjoint(
+                        text[at + len(word) : at + len(word) + window]
+                    ):
+                        continue
                     span = lines.get(at)
                     if span is None:
                         span = lines[at] = _line_span(text, at)
                     spans.add(span)
-            family = rule.family
             if family:
-                if lower is None:
-                    lower = text.lower()
+                assert lower is not None
                 low = lower
                 spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
             if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
@@ -254,24 +312,25 @@ class GitleaksRules:
                 kept.extend(r for i in free if re2_found((r := by_id[i]).pattern_bytes, blob))
         return tuple(kept)
 
-    def _candidates(
-        self, words: frozenset[str]
-    ) -> tuple[tuple[tuple[GitleaksRule, tuple[str, ...]], ...], tuple[GitleaksRule, ...]]:
+    def _candidates(self, words: frozenset[str]) -> _Candidates:
         """The rules the key words `words` call on: those searched line by line, each with its
-        own key words among `words`, and the others in the order of their ids. Decided once per
-        set of key words (an episode's are most often a few common ones: `token`, `key`...)."""
+        own key words among `words`, and the others in the order of their ids; and the key
+        words of the first. Decided once per set of key words (an episode's are most often a few
+        common ones: `token`, `key`...)."""
         found = self._by_words.get(words)
         if found is None:
             seen = {r.id: r for word in words for r in self.by_keyword[word]}
             for rule in self.always:
                 seen.setdefault(rule.id, rule)
+            line_rules = tuple(
+                (r, tuple(w for w in r.keywords if w in words))
+                for r in seen.values()
+                if r.line_bound
+            )
             found = (
-                tuple(
-                    (r, tuple(w for w in r.keywords if w in words))
-                    for r in seen.values()
-                    if r.line_bound
-                ),
+                line_rules,
                 tuple(seen[i] for i in sorted(seen) if not seen[i].line_bound),
+                frozenset(w for _, rule_words in line_rules for w in rule_words),
             )
             if len(self._by_words) > 4096:
                 self._by_words.clear()
@@ -293,11 +352,18 @@ class GitleaksRules:
         return found
 
     def find(
-        self, text: str, rules: Iterable[GitleaksRule], hint: str = ""
+        self,
+        text: str,
+        rules: Iterable[GitleaksRule],
+        hint: str = "",
+        hits: Iterable[tuple[str, int]] | None = None,
     ) -> Iterator[tuple[int, int, str]]:
-        """(start, end, kind) of each secret the rules report in `text`."""
+        """(start, end, kind) of each secret the rules report in `text`. `hits`: where each of
+        the rules' key words stands in the lower-cased text (other literals may be listed), when
+        the caller found them already."""
         text = _encodable(text)
         data = text.encode("ascii") if text.isascii() else None
+        lower: bytes | None = None
         for rule in rules:
             if rule.path is not None and not (hint and rule.path.search(hint)):
                 continue
@@ -305,12 +371,19 @@ class GitleaksRules:
             if data is not None:
                 pattern = rule.pattern_bytes
                 if rule.line_bound:
-                    lower = data.lower()
+                    if lower is None:
+                        lower = data.lower()
+                    low = lower
                     family = rule.family
+                    lines = (
+                        _lines_with(low, rule.keywords)
+                        if hits is None
+                        else _lines_at(text, hits, rule.keyword_set)
+                    )
                     matches = (
                         m
-                        for a, b in _lines_with(lower, rule.keywords)
-                        if not family or any(w.encode() in lower[a:b] for w in family)
+                        for a, b in lines
+                        if not family or any(w.encode() in low[a:b] for w in family)
                         for m in pattern.finditer(data, a, b)
                     )
                 else:
@@ -331,7 +404,7 @@ class GitleaksRules:
                 yield a, b, rule.kind
 
     def _allowed(self, rule: GitleaksRule, secret: str, match: str, line: str) -> bool:
-        if any(r.search(secret) for r in self._global_regexes):
+        if found_in_text(self._global_regex, secret):
             return True
         low = secret.lower()
         if any(w in low for w in self._global_stopwords):
@@ -358,6 +431,14 @@ def _search_line(rule: GitleaksRule, text: str, blob: bytes, a: int, b: int, asc
 def _line_span(text: str, at: int) -> tuple[int, int]:
     end = text.find("\n", at)
     return text.rfind("\n", 0, at) + 1, len(text) if end < 0 else end
+
+
+def _lines_at(
+    text: str, hits: Iterable[tuple[str, int]], words: frozenset[str]
+) -> list[tuple[int, int]]:
+    """(start, end) of each line of `text` on which one of `words` stands (`hits`: literals
+    and where each starts), as `_lines_with` finds them in the lower-cased text."""
+    return sorted({_line_span(text, at) for word, at in hits if word in words})
 
 
 def _lines_with(lower: Any, words: Iterable[str]) -> list[tuple[int, int]]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from sync.anonymize.literals import literal_positions, occurrences
 
-__all__ = ["COMMON_ACCOUNTS", "Identity", "IdentityPlan", "IdentityScrubber"]
+__all__ = ["COMMON_ACCOUNTS", "HINTS", "Identity", "IdentityPlan", "IdentityScrubber"]
 
 #: Account names too common to scrub as words (a user called `root` would otherwise turn every
 #: "root" in the code into a marker). Their home directories are still scrubbed.
@@ -57,6 +57,11 @@ _HOME_WINDOWS = re.compile(
 _HOME_ANCHORS = ("/home/", "/Users/", "/root", "Users\\", "Users/", "Documents and Settings")
 #: What the plan looks for in an episode's text, in one pass.
 _find_hints = literal_positions((*_HOME_ANCHORS, "@", "::"))
+#: The same in lower case: what another literal pass over the lower-cased text must look for
+#: to stand in for that one (see `IdentityScrubber.plan_from`).
+HINTS = tuple(dict.fromkeys(h.lower() for h in (*_HOME_ANCHORS, "@", "::")))
+_HOME_HINTS = frozenset(a.lower() for a in _HOME_ANCHORS)
+_WORKSPACE = "<workspace>"
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -121,6 +126,9 @@ class IdentityScrubber:
         self._markers = {w.lower(): "<host>" for w in identity.hostnames}
         for w in identity.usernames:
             self._markers[w.lower()] = "<user>"
+        #: A word that could stand in the workspace marker, or across its edge: then the
+        #: marker must be in the text the plan reads.
+        self._word_in_marker = any(w in _WORKSPACE or "<" in w or ">" in w for w in words)
         self._words = (
             re.compile(
                 r"(?<![A-Za-z0-9])(?:"
@@ -146,6 +154,42 @@ class IdentityScrubber:
             email="@" in present,
             ipv4=_IPV4_HINT.search(text) is not None,
             ipv6=_maybe_ipv6(text, [at for word, at in hits if word == "::"]),
+            words=self._words is not None and any(w in lower for w in self._word_lower),
+        )
+
+    def plan_from(
+        self,
+        text: str,
+        lower: str,
+        hits: Sequence[tuple[str, int]],
+        roots: Iterable[str] = (),
+    ) -> IdentityPlan:
+        """What `plan` gives for `text` with each of `roots` replaced by the workspace marker,
+        read from a literal pass already made over `lower` (`lower_keeping_offsets(text)`) that
+        looked for `HINTS` among other words (`hits`: each literal found and where it starts).
+
+        Read before the replacement and in lower case, a step is planned wherever it would be
+        planned after it, and sometimes where it would not: the marker holds no hint, digit,
+        `.`, `:` or `@`, so what the replaced text holds was in the text already. That is
+        enough, as `scrub` replaces the roots in each text and checks it before each step.
+        Where that does not hold (a root of one character is not replaced in the texts, a name
+        the marker could hold, a lower case that is not character for character), the text is
+        replaced and read as `plan` reads it."""
+        roots = tuple(roots)
+        if not text.isascii() or self._word_in_marker or any(len(r) < 2 for r in roots if r):
+            replaced = text
+            for root in roots:
+                if root:
+                    replaced = replaced.replace(root, _WORKSPACE)
+            return self.plan(replaced, roots)
+        present = {word for word, _ in hits}
+        double_colons = [at for word, at in hits if word == "::"] if "::" in present else []
+        return IdentityPlan(
+            roots=tuple(r for r in roots if r),
+            home=not present.isdisjoint(_HOME_HINTS),
+            email="@" in present,
+            ipv4=_IPV4_HINT.search(text) is not None,
+            ipv6=_maybe_ipv6(text, double_colons),
             words=self._words is not None and any(w in lower for w in self._word_lower),
         )
 

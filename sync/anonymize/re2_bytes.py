@@ -12,7 +12,7 @@ from typing import Any
 
 import re2
 
-__all__ = ["found", "runs"]
+__all__ = ["found", "found_in_text", "runs"]
 
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 _NO_SPAN = (-1, -1)
@@ -32,6 +32,15 @@ def found(pattern: Any, data: bytes, pos: int = 0, endpos: int | None = None) ->
         except AttributeError:  # pragma: no cover - another version of the wrapper
             pass
     return pattern.search(data, pos, end) is not None
+
+
+def found_in_text(pattern: Any, text: str) -> bool:
+    """Does `pattern` (compiled on str) match somewhere in `text` (which UTF-8 can hold)? The
+    wrapper reads `text` as its UTF-8, as here, and then maps offsets back, which a
+    yes-or-no does not need."""
+    if _UNANCHORED is not None:
+        return found(pattern, text.encode("utf-8"))
+    return pattern.search(text) is not None  # pragma: no cover - another version of the wrapper
 
 
 def runs(pattern: Any, data: bytes) -> set[bytes]:

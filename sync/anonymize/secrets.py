@@ -8,7 +8,7 @@ nothing else: the digits are a salted HMAC of the value, and the salt never leav
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -23,7 +23,7 @@ from sync.anonymize.gitleaks import GitleaksRule, GitleaksRules
 from sync.anonymize.keyed import hmac_sha256
 from sync.anonymize.literals import literal_positions
 from sync.anonymize.secret_rules import RULES, Rule
-from sync.anonymize.tokens import TokenJudge
+from sync.anonymize.tokens import TokenJudge, long_runs
 
 __all__ = [
     "NO_PLAN",
@@ -84,11 +84,13 @@ _USER_WORDS = ("user", "login", "uid", "usr", "account")
 _USER_WORD_SET = frozenset(_USER_WORDS)
 _PASSWORD_WORDS = ("pass", "pwd")
 _PEM_WORD = "private key-----"
+_DETECT_WORDS = frozenset(DETECT_ANCHORS)
 
 
 #: How many plans a scanner keeps (an episode's redacted texts, read again).
 _PLANS_KEPT = 16
 _PLANNED_CHARS = 20_000
+_CLEAN_KEPT = 256
 
 
 @lru_cache(maxsize=1)
@@ -105,9 +107,14 @@ class SecretScanner:
         detect_secrets: DetectSecrets | None = None,
         *,
         wide: bool = True,
+        also: Iterable[str] = (),
+        pass_of: SecretScanner | None = None,
     ) -> None:
         """`wide`: also gitleaks' rules, unquoted runs (entropy, decoding) and the episode's
-        context (pairs, split keys); off only to measure our own rules alone."""
+        context (pairs, split keys); off only to measure our own rules alone. `also`: more
+        literals (in lower case) for the one pass to find, for a caller of `literal_pass`.
+        `pass_of`: a scanner whose one pass finds all the literals this one needs (and more,
+        which this one passes over), to be made with its automaton."""
         self.wide = wide
         self.gitleaks = _gitleaks() if wide else None
         self.judge = TokenJudge(self._decoded_kind)
@@ -131,12 +138,25 @@ class SecretScanner:
         words = anchors | set(self._rules_of)
         if self.gitleaks is not None:
             words.update(self.gitleaks.keywords)
+            words.update(self.gitleaks.family_words)
             words.update((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
-        self._literal_hits = literal_positions(sorted(words))
+        words.update(also)
+        self.words = frozenset(words)
+        self._literal_hits: Callable[[str], list[tuple[str, int]]]
+        if pass_of is not None and self.words <= pass_of.words:
+            # One automaton read in turn over an episode's texts stays in the processor's
+            # caches; a second one, read once an episode, is fetched from memory each time.
+            self._literal_hits = pass_of._literal_hits
+        else:
+            self._literal_hits = literal_positions(sorted(words))
+        #: The text `_plan` read last, lower-cased, and its literals (see `literal_pass`).
+        self._last_pass: tuple[str, str, list[tuple[str, int]]] | None = None
         #: The last few texts planned on their own, and their plans: a text redacted and read
         #: again (`find` with no plan) is the second scan's text too when it is the episode's
         #: only redacted one. Plans are deterministic, so a text planned once is planned alike.
         self._plans: dict[tuple[str, bool], Plan] = {}
+        #: Texts (with the decoding flag, as plans are kept) found clean by `_remember_clean`.
+        self._clean_alone: set[tuple[str, bool]] = set()
 
     def _decoded_kind(self, text: str) -> str | None:
         """The kind of the first secret in a decoded run (runs in it are not decoded again)."""
@@ -166,6 +186,15 @@ class SecretScanner:
         self._plans[key] = plan
         return plan
 
+    def literal_pass(self, text: str) -> tuple[str, list[tuple[str, int]]]:
+        """`text` lower-cased, offsets kept, and each literal of the one pass in it (those of
+        `also` among them) with where it starts. The text planned last is not read again."""
+        last = self._last_pass
+        if last is not None and last[0] is text:
+            return last[1], last[2]
+        lower = lower_keeping_offsets(text)
+        return lower, self._literal_hits(lower)
+
     def _plan(self, text: str) -> Plan:
         lower = lower_keeping_offsets(text)
         hits = self._literal_hits(lower)
@@ -186,11 +215,25 @@ class SecretScanner:
             else ()
         )
         data = text.encode("utf-8", "surrogatepass")
-        detect = detect_lines(text, lower, hits, data) if self.detect_secrets is not None else ()
+        # The unquoted runs are judged below; detect-secrets' provider lines need them too.
+        judged = self.gitleaks is not None and not self._decoding
+        found_runs = long_runs(data) if judged else None
+        detect = (
+            detect_lines(
+                text,
+                lower,
+                # Without one of its key words, only the text's quoted and provider runs are read.
+                () if present.isdisjoint(_DETECT_WORDS) else hits,
+                data,
+                found_runs,
+            )
+            if self.detect_secrets is not None
+            else ()
+        )
         if self.gitleaks is None:
             return Plan(tokens, keywords, detect)
-        gitleaks = self.gitleaks.plan(text, hits, data)
-        runs = () if self._decoding else tuple(self.judge.plan(text, data).items())
+        gitleaks = self.gitleaks.plan(text, hits, data, present, lower)
+        runs = tuple(self.judge.plan(text, data, found_runs).items()) if judged else ()
         context = Context(
             any(r.kind == "aws_access_key" for r in tokens),
             _PEM_WORD in present,
@@ -199,6 +242,8 @@ class SecretScanner:
             and has_user_name(text, [at for word, at in hits if word in _USER_WORD_SET]),
             not present.isdisjoint(_COMMAND_WORDS),
         )
+        # Set last: planning a decoded run (within `judge.plan`) plans another text first.
+        self._last_pass = (text, lower, hits)
         if not (tokens or keywords or detect or gitleaks or runs) and context.empty:
             return NO_PLAN  # most episodes: each of their texts is then passed at once
         return Plan(tokens, keywords, detect, gitleaks, runs, context)
@@ -216,19 +261,28 @@ class SecretScanner:
         receives each detector's own match before overlapping ones are merged."""
         if not text:
             return []
-        if plan is None:
+        alone = plan is None
+        if alone:
+            if (text, self._decoding) in self._clean_alone:
+                return []
             plan = self.plan(text)
+        assert plan is not None
         if plan is NO_PLAN or plan.empty:
             return []
+        # Whether the answer is the same for every hint: detect-secrets reads by file type,
+        # and some of gitleaks' rules apply to some paths only.
+        any_hint = True
         spans: list[tuple[int, int, str]] = []
         for rule in plan.tokens:
             for m in rule.pattern.finditer(text):
                 span = _token_span(rule, text, m)
                 if span is not None:
                     spans.append((*span, rule.kind))
+        passed: tuple[str, list[tuple[str, int]]] | None = None
         if plan.keywords:
-            lower = lower_keeping_offsets(text)
-            hits = [h for h in self._literal_hits(lower) if h[0] in self._anchors]
+            passed = self.literal_pass(text)
+            lower = passed[0]
+            hits = [h for h in passed[1] if h[0] in self._anchors]
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower, hits))
         if (
@@ -237,8 +291,12 @@ class SecretScanner:
             and any(line in text for line in plan.detect_secrets)
         ):
             spans.extend(self.detect_secrets.find(text, hint, plan.detect_secrets))
+            any_hint = False
         if plan.gitleaks and self.gitleaks is not None:
-            spans.extend(self.gitleaks.find(text, plan.gitleaks, hint))
+            if passed is None:
+                passed = self.literal_pass(text)
+            spans.extend(self.gitleaks.find(text, plan.gitleaks, hint, passed[1]))
+            any_hint = any_hint and all(r.path is None for r in plan.gitleaks)
         if not plan.context.empty:
             spans.extend(find_in_context(text, plan.context))
         if plan.runs:
@@ -249,12 +307,22 @@ class SecretScanner:
                 for run in _run_spans(text, value, kind):
                     if not any(a < run[1] and run[0] < b for a, b, _ in ruled):
                         spans.append(run)
+        if spans:
+            spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
         if not spans:
+            if alone and any_hint:
+                self._remember_clean(text)
             return []
-        spans = [s for s in spans if not _inside_placeholder(text, s[0], s[1])]
         if values is not None:
             values.extend(text[a:b] for a, b, _ in spans)
         return _merge(spans)
+
+    def _remember_clean(self, text: str) -> None:
+        """A text planned alone in which no detector found anything, whatever the hint: a text
+        redacted is read again so (with the file's name), then by the second scan (without)."""
+        if len(self._clean_alone) >= _CLEAN_KEPT:
+            self._clean_alone.clear()
+        self._clean_alone.add((text, self._decoding))
 
 
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")

@@ -1,23 +1,35 @@
 """The anonymizer's fast paths answer as the plain searches they replace, on the labelled corpus'
 texts (secrets of every kind in every place) and its negative lines: the user-name test tried at
 the literal pass' user words, re2 searches without the module's wrapper, gitleaks' stop words
-found by one automaton, and a scanner asked the same text twice (its plan kept, its clean runs
-passed at once)."""
+found by one automaton, a scanner asked the same text twice (its plan kept, its clean runs
+passed at once), gitleaks' plan and its lines found from the literal pass, the gate before
+detect-secrets' provider expressions, the decoding of runs skipped where no printable text can
+come out, the identity plan read from the scanner's pass, the second scan's scanner sharing the
+first one's automaton, and checkpoints merged into their template."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import random
 import re
+import string
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import re2
 
+from sync.anonymize import Anonymizer, Identity, detect, tokens
 from sync.anonymize.context import _USER_KEY, has_user_name
-from sync.anonymize.detect import lower_keeping_offsets
+from sync.anonymize.detect import DetectSecrets, lower_keeping_offsets, provider_lines
 from sync.anonymize.gitleaks import GitleaksRules
-from sync.anonymize.pipeline import _episode_texts
-from sync.anonymize.re2_bytes import found, runs
+from sync.anonymize.identity import HINTS, IdentityScrubber
+from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts
+from sync.anonymize.re2_bytes import found, found_in_text, runs
 from sync.anonymize.secrets import NO_PLAN, SecretScanner
 from tests.secret_corpus.corpus import make_corpus, negative_lines
+from tests.synthetic_episodes import make_episode
 
 _USER_WORDS = ("user", "login", "uid", "usr", "account")
 
@@ -90,3 +102,219 @@ def test_a_scanner_asked_again_answers_as_a_fresh_one(texts: list[str]) -> None:
         assert seen.find(text) == fresh.find(text), text
         empty += seen.plan(text) is NO_PLAN
     assert empty > 0
+    # A text found clean with one hint (a file's name), then asked with others.
+    for hint in ("x.py", "", "settings.yaml", "id_rsa"):
+        for text in texts:
+            assert seen.find(text, hint) == SecretScanner().find(text, hint), (hint, text)
+    assert seen._clean_alone
+
+
+@pytest.fixture(scope="module")
+def episodes() -> list[dict[str, Any]]:
+    corpus, _ = make_corpus()
+    rng = random.Random(11)
+    return corpus + [make_episode(rng, i) for i in range(300)]
+
+
+def _line_spans(text: str) -> Iterator[tuple[int, int]]:
+    start = 0
+    for line in text.split("\n"):
+        yield start, start + len(line)
+        start += len(line) + 1
+
+
+def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
+    texts: list[str], episodes: list[dict[str, Any]]
+) -> None:
+    rules = GitleaksRules()
+    scanner = SecretScanner()
+    kept = 0
+    for text in [*texts, *("\n".join(_episode_texts(e)) for e in episodes)]:
+        if not text.isascii():
+            continue
+        lower, hits = scanner.literal_pass(text)
+        data = text.encode()
+        expected = []
+        for rule in rules.rules:
+            if rule.keywords and not any(w in lower for w in rule.keywords):
+                continue
+            if not rule.line_bound:
+                hit = rule.pattern_bytes.search(data) is not None
+            else:
+                hit = any(
+                    any(w in lower[a:b] for w in rule.keywords)
+                    and (not rule.family or any(w in lower[a:b] for w in rule.family))
+                    and rule.pattern_bytes.search(data, a, b) is not None
+                    for a, b in _line_spans(text)
+                )
+            if hit:
+                expected.append(rule.id)
+        planned = rules.plan(text, hits, data, {w for w, _ in hits}, lower)
+        assert sorted(r.id for r in planned) == sorted(expected), text[:80]
+        assert planned == rules.plan(text, hits, data)
+        kept += bool(planned)
+    assert kept > 100
+
+
+def test_gitleaks_finds_on_the_lines_of_the_literal_pass_what_it_finds_on_its_own(
+    texts: list[str],
+) -> None:
+    rules = GitleaksRules()
+    scanner = SecretScanner()
+    line_bound = [r for r in rules.rules if r.line_bound]
+    found_any = 0
+    for text in texts:
+        _, hits = scanner.literal_pass(text)
+        alone = list(rules.find(text, line_bound))
+        assert list(rules.find(text, line_bound, "", hits)) == alone, text[:80]
+        found_any += bool(alone)
+    assert found_any > 20
+
+
+def _provider_lines_ungated(text: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    with monkeypatch.context() as m:
+        m.setattr(detect, "_provider_gate", lambda: None)
+        return provider_lines(text)
+
+
+def test_the_provider_gate_lets_through_every_line_the_expressions_match(
+    texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert detect._provider_gate() is not None  # the expressions are those it was read for
+    rng = random.Random(3)
+    alphabet = string.ascii_letters + string.digits + "_-+/"
+    shapes = [
+        "AKC" + "".join(rng.choice(alphabet) for _ in range(12)),
+        "key AP6" + "".join(rng.choice(alphabet) for _ in range(9)),
+        "sq0csp-" + "".join(rng.choice(alphabet + "\\") for _ in range(43)),
+        "".join(rng.choice("abcdef0123456789") for _ in range(32)) + "-us12",
+        "x " + "".join(rng.choice(alphabet) for _ in range(23)) + " y",
+    ]
+    matched = 0
+    for text in [*texts, *shapes]:
+        data = text.encode("utf-8", "surrogatepass")
+        expected = _provider_lines_ungated(text, monkeypatch)
+        assert provider_lines(text, data) == expected, text[:80]
+        assert provider_lines(text, data, tokens.long_runs(data)) == expected, text[:80]
+        matched += bool(expected)
+    assert matched > 20
+
+
+def _decoded_plainly(value: str) -> list[str]:
+    """`tokens._decoded` without its shortcut: every decoding tried."""
+    out: list[str] = []
+    core = value.rstrip("=")
+    if len(core) % 4 != 1:
+        padded = core + "=" * (-len(core) % 4)
+        for alphabet, decode in (
+            (tokens._B64, base64.b64decode),
+            (tokens._B64URL, base64.urlsafe_b64decode),
+        ):
+            if alphabet.fullmatch(core):
+                try:
+                    text = tokens._printable(decode(padded))
+                except (binascii.Error, ValueError):
+                    text = None
+                if text is not None:
+                    out.append(text)
+                    break
+    if len(core) % 2 == 0 and tokens._HEXISH.fullmatch(core) and "-" not in core:
+        try:
+            text = tokens._printable(bytes.fromhex(core))
+        except ValueError:
+            text = None
+        if text is not None:
+            out.append(text)
+    return out
+
+
+def test_runs_that_cannot_decode_to_printable_text_are_not_decoded(texts: list[str]) -> None:
+    values = [r.decode() for t in texts for r in tokens.long_runs(t.encode("utf-8", "replace"))]
+    # Encoded printable text of every length, in both alphabets, padded or not.
+    rng = random.Random(9)
+    for n in range(12, 60):
+        raw = bytes(rng.randrange(32, 127) for _ in range(n))
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            values += [encode(raw).decode(), encode(raw).decode().rstrip("=")]
+    decoded = 0
+    for value in values:
+        assert tokens._decoded(value) == _decoded_plainly(value), value
+        decoded += bool(_decoded_plainly(value))
+    assert decoded > 80
+
+
+def test_the_identity_plan_from_the_scanners_pass_scrubs_as_the_plan_of_the_replaced_text(
+    episodes: list[dict[str, Any]],
+) -> None:
+    cases = [
+        (Identity(usernames=("alice", "dev"), hostnames=("devbox",)), None),
+        # A name the workspace marker holds; a root of one character; text that is not ASCII.
+        (Identity(usernames=("workspace",)), None),
+        (Identity(usernames=("alice",)), "/"),
+        (Identity(usernames=("alice",)), "/home/alice/wörk"),
+    ]
+    extra = (
+        "mail alice@example.com from 10.2.3.4 or fe80::1:2 on devbox, ~ is /home/alice and "
+        "C:\\Users\\alice; see /home/alice/work/acme/src and DEVBOX"
+    )
+    scanner = SecretScanner(also=HINTS)
+    scrubbed = 0
+    for identity, root_override in cases:
+        scrubber = IdentityScrubber(identity)
+        for episode in episodes[:120]:
+            root = root_override if root_override is not None else episode.get("workspace") or ""
+            roots = (root,) if root else ()
+            texts = [*_episode_texts(episode), extra]
+            blob = "\n".join(texts)
+            lower, hits = scanner.literal_pass(blob)
+            fast = scrubber.plan_from(blob, lower, hits, roots)
+            plain = scrubber.plan(blob.replace(root, "<workspace>") if root else blob, roots)
+            for text in texts:
+                expected = scrubber.scrub(text, roots, plain)
+                assert scrubber.scrub(text, roots, fast) == expected, text[:80]
+                scrubbed += expected != text
+    assert scrubbed > 100
+
+
+def test_the_second_scans_scanner_answers_with_the_first_ones_pass_as_with_its_own(
+    texts: list[str],
+) -> None:
+    anonymizer = Anonymizer(b"k" * 32)
+    shared = anonymizer._narrow
+    own = SecretScanner(detect_secrets=DetectSecrets(), wide=False)
+    assert shared._literal_hits is anonymizer.scanner._literal_hits
+    for text in texts:
+        assert shared.plan(text) == own.plan(text), text[:80]
+        assert shared.find(text, "x.py") == own.find(text, "x.py"), text[:80]
+
+
+def test_checkpoints_merged_into_the_template_are_those_read_field_by_field() -> None:
+    full = {k: i for i, k in enumerate(_CHECKPOINT_FIELDS)}
+    older = {k: v for k, v in full.items() if k not in ("reason", "rules_version", "late_seconds")}
+    shuffled = dict(reversed(list(full.items())))
+    other = {**older, "extra": 1}
+    sparse = {"window": "2m"}
+    for c in (full, older, shuffled, other, sparse, {}):
+        expected = {k: c.get(k) for k in _CHECKPOINT_FIELDS}
+        got = _checkpoint(c)
+        assert got == expected and list(got) == list(expected)
+        assert got is not c
+
+
+def test_allow_list_expressions_answer_without_the_wrapper_and_joined_as_each_in_turn(
+    texts: list[str],
+) -> None:
+    rules = GitleaksRules()
+    subjects = [w for t in texts for w in t.encode("utf-8", "replace").decode().split()]
+    subjects += ["true", "NULL", "zzzz", "$1", "${HOME}", "{{ .Values.x }}", "%PATH%", "%s"]
+    subjects += ["${{ secrets.TOKEN }}", "@FOO@", "/Users/Bob/x y", "/home/a/b", "\u017fecret"]
+    allowed = 0
+    for subject in subjects:
+        expected = any(r.search(subject) for r in rules._global_regexes)
+        assert found_in_text(rules._global_regex, subject) is expected, subject
+        allowed += expected
+        for rule in rules.rules:
+            for allow in rule.allow:
+                for r in allow.regexes:
+                    assert found_in_text(r, subject) is (r.search(subject) is not None)
+    assert allowed > 10
