@@ -501,8 +501,9 @@ class Anonymizer:
             # Short field values recur (agent and model names, outcome reasons): remember them.
             if len(self._known_clean) > 50_000:
                 self._known_clean.clear()
+            # Only what every detector read: a copied field equal to a scrubbed-only text skips
+            # the second scan when remembered, and the narrow scanner alone read that text.
             self._known_clean.update(s for s in state.unchecked if len(s) < 200)
-            self._known_clean.update(s for s in state.scrubbed_only if len(s) < 200)
         for value, placeholder in state.values.items():
             if _occurs(value, serialized):
                 kind = placeholder.split(":")[1]

@@ -430,3 +430,25 @@ def test_a_quoted_hex_secret_is_redacted_where_detect_secrets_misreads_the_line(
     result = anonymizer().project(e, WorkspacePolicy(Level.REDACTED))
     assert result.episode is not None
     assert value not in dumps(result.episode)
+
+
+def test_only_texts_every_detector_read_are_remembered_clean() -> None:
+    """A text changed only by identity scrubbing is read again by the narrow scanner alone; a
+    copied field equal to it in a later episode must still meet every detector."""
+    a = anonymizer()
+    e = episode()
+    e["test_runs"][0]["name"] = "alice billing suite"
+    result = a.project(e, WorkspacePolicy(Level.REDACTED))
+    assert result.episode is not None and result.quarantine == ()
+    assert result.episode["test_runs"][0]["name"] == "<user> billing suite"
+    later = episode(model="<user> billing suite")
+    read: list[str] = []
+    find = a.scanner.find
+
+    def recording_find(text: str, *args: object, **kwargs: object) -> object:
+        read.append(text)
+        return find(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    a.scanner.find = recording_find  # type: ignore[method-assign]
+    assert a.project(later, WorkspacePolicy(Level.REDACTED)).quarantine == ()
+    assert any("<user> billing suite" in text for text in read)
