@@ -146,16 +146,7 @@ class IdentityScrubber:
     def plan(self, text: str, roots: Iterable[str] = ()) -> IdentityPlan:
         """Which steps can change anything in `text` (all of an episode's text at once)."""
         lower = text.lower() if self._words is not None else ""
-        hits = _find_hints(text)
-        present = {word for word, _ in hits}
-        return IdentityPlan(
-            roots=tuple(r for r in roots if r and len(r) > 1),
-            home=not present.isdisjoint(_HOME_ANCHORS),
-            email="@" in present,
-            ipv4=_IPV4_HINT.search(text) is not None,
-            ipv6=_maybe_ipv6(text, [at for word, at in hits if word == "::"]),
-            words=self._words is not None and any(w in lower for w in self._word_lower),
-        )
+        return self._plan_of(text, lower, _find_hints(text), _HOME_ANCHORS, roots)
 
     def plan_from(
         self,
@@ -182,11 +173,23 @@ class IdentityScrubber:
                 if root:
                     replaced = replaced.replace(root, _WORKSPACE)
             return self.plan(replaced, roots)
+        return self._plan_of(text, lower, hits, _HOME_HINTS, roots)
+
+    def _plan_of(
+        self,
+        text: str,
+        lower: str,
+        hits: Sequence[tuple[str, int]],
+        home_hints: Iterable[str],
+        roots: Iterable[str],
+    ) -> IdentityPlan:
+        """The plan for `text` from a literal pass's `hits` (as `_find_hints` spells them, or
+        lower-cased: `home_hints` in the same case)."""
         present = {word for word, _ in hits}
         double_colons = [at for word, at in hits if word == "::"] if "::" in present else []
         return IdentityPlan(
-            roots=tuple(r for r in roots if r),
-            home=not present.isdisjoint(_HOME_HINTS),
+            roots=tuple(r for r in roots if r and len(r) > 1),
+            home=not present.isdisjoint(home_hints),
             email="@" in present,
             ipv4=_IPV4_HINT.search(text) is not None,
             ipv6=_maybe_ipv6(text, double_colons),
