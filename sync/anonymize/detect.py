@@ -33,9 +33,11 @@ from sync.anonymize.re2_bytes import found as re2_found
 
 __all__ = [
     "DETECT_ANCHORS",
+    "PROVIDER_HINTS",
     "DetectSecrets",
     "detect_lines",
     "lower_keeping_offsets",
+    "provider_literal_at",
 ]
 
 # The keyword plugin's own list (detect_secrets.plugins.keyword.DENYLIST), as one expression.
@@ -96,27 +98,36 @@ def detect_lines(
     hits: Sequence[tuple[str, int]] | None = None,
     data: bytes | None = None,
     long_runs: Iterable[bytes] | None = None,
+    provider_literal: bool | None = None,
 ) -> tuple[str, ...]:
     """The lines of `text` that `find` would show detect-secrets (their content). Over all of an
     episode's texts joined by newlines, these are the candidate lines of each of its texts:
     a text holding none of them needs no detect-secrets. `lower`: `lower_keeping_offsets(text)`
     and `hits`: where each of `DETECT_ANCHORS` stands in it (others may be listed too), when
     the caller found them already; `data`: its UTF-8 (surrogates passed), and `long_runs`:
-    each run of 20 or more of `[A-Za-z0-9+/_-]` in it (`tokens.long_runs`), likewise."""
+    each run of 20 or more of `[A-Za-z0-9+/_-]` in it (`tokens.long_runs`), likewise; and
+    `provider_literal`: `provider_literal_at` of a literal pass that looked for `PROVIDER_HINTS`."""
+    if not hits and hits is not None and "'" not in text and '"' not in text:
+        # No key word and no quote: only a provider expression can call for a line.
+        return tuple(provider_lines(text, data, long_runs, provider_literal))
     spans = _candidate_lines(text, None, lower, hits)
     found = dict.fromkeys(text[a:b] for a, b in spans)
-    found.update(dict.fromkeys(provider_lines(text, data, long_runs)))
+    found.update(dict.fromkeys(provider_lines(text, data, long_runs, provider_literal)))
     return tuple(found)
 
 
 def provider_lines(
-    text: str, data: bytes | None = None, long_runs: Iterable[bytes] | None = None
+    text: str,
+    data: bytes | None = None,
+    long_runs: Iterable[bytes] | None = None,
+    literal: bool | None = None,
 ) -> list[str]:
     """The lines of `text` on which one of detect-secrets' provider expressions matches (its
     Discord, Mailchimp, Artifactory, Square, IBM, Cloudant and SoftLayer plugins): those
     plugins apply to any line, not only to lines with a key word or a quoted string. One re2
     pass over the whole text finds them; the plugin itself then reads each such line.
-    `long_runs`: as for `detect_lines`."""
+    `long_runs`: as for `detect_lines`; `literal`: whether one of the literals an expression
+    needs stands in the text (`provider_literal_at`), when a literal pass found out."""
     finder = _provider_finder()
     if finder is None:
         return []
@@ -125,12 +136,16 @@ def provider_lines(
     gate = _provider_gate()
     if gate is not None and len(data) == len(text):
         # ASCII (one byte a character, as the gate reads it): is what they need there?
-        if long_runs is None and len(data) <= _SHORT:
-            # A short text (a prompt, a command): its words cut out in Python cost less than
-            # the search, whose automaton is seldom still in the processor's caches.
-            needed = any(
-                len(word) >= _PROVIDER_RUN for word in data.translate(_TOKEN_WORDS).split()
-            ) or any(literal in data for literal in _PROVIDER_LITERALS)
+        unknown = literal is None
+        if literal:
+            needed = True
+        elif long_runs is None and len(data) <= _SHORT:
+            # A short text (a prompt, a command): its token characters made one letter and
+            # searched for a run of them cost less than the search, whose automaton is seldom
+            # still in the processor's caches.
+            needed = _PROVIDER_RUN_OF in data.translate(_TOKEN_AS_A) or (
+                unknown and any(lit in data for lit in _PROVIDER_LITERALS)
+            )
         elif long_runs is None:
             needed = re2_found(gate, data)
         else:
@@ -140,7 +155,7 @@ def provider_lines(
                 for run in long_runs
                 if len(run) >= _PROVIDER_RUN
                 for piece in _PLUS_OR_SLASH.split(run)
-            ) or any(literal in data for literal in _PROVIDER_LITERALS)
+            ) or (unknown and any(lit in data for lit in _PROVIDER_LITERALS))
         if not needed:
             return []
     if not re2_found(finder, data):
@@ -219,14 +234,38 @@ _PROVIDER_GATED = frozenset(
     }
 )  # fmt: skip
 _PROVIDER_LITERALS = (b"AKC", b"AP", b"sq0csp-")
+#: The same literals as a literal pass over lower-cased text finds them, Artifactory's `AP` with
+#: the hex digit its expression puts after it (`ap` alone stands in `map` and `wrap`); each hit
+#: is then read in the text's own case (`provider_literal_at`).
+PROVIDER_HINTS = ("akc", "sq0csp-", *(f"ap{c}" for c in "0123456789abcdef"))
+_PROVIDER_HINT_SET = frozenset(PROVIDER_HINTS)
+_UPPER_HEX = frozenset("0123456789ABCDEF")
 _PROVIDER_RUN = 24
 _PROVIDER_GATE = b"|".join(_PROVIDER_LITERALS) + rb"|[A-Za-z0-9_\-]{%d}" % _PROVIDER_RUN
 _PLUS_OR_SLASH = re.compile(rb"[+/]")
 _SHORT = 256
-#: Every byte but `[A-Za-z0-9_-]` made a space.
-_TOKEN_WORDS = bytes(
-    c if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_-") else 0x20 for c in range(256)
+#: Each byte of `[A-Za-z0-9_-]` made an `a`, every other a space.
+_TOKEN_AS_A = bytes(
+    0x61 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_-") else 0x20 for c in range(256)
 )
+_PROVIDER_RUN_OF = b"a" * _PROVIDER_RUN
+
+
+def provider_literal_at(text: str, hits: Iterable[tuple[str, int]]) -> bool:
+    """Does one of the literals a provider expression needs (`AKC`, `AP` and a hex digit,
+    `sq0csp-`) stand in `text`? `hits`: a literal pass over `text` lower-cased keeping offsets
+    that looked for `PROVIDER_HINTS` (other literals may be listed)."""
+    for word, at in hits:
+        if word in _PROVIDER_HINT_SET:
+            if word == "akc":
+                if text.startswith("AKC", at):
+                    return True
+            elif word == "sq0csp-":
+                if text.startswith(word, at):
+                    return True
+            elif text.startswith("AP", at) and text[at + 2] in _UPPER_HEX:
+                return True
+    return False
 
 
 @lru_cache(maxsize=1)

@@ -15,9 +15,11 @@ from typing import NamedTuple
 from sync.anonymize.context import Context, find_in_context, has_user_name
 from sync.anonymize.detect import (
     DETECT_ANCHORS,
+    PROVIDER_HINTS,
     DetectSecrets,
     detect_lines,
     lower_keeping_offsets,
+    provider_literal_at,
 )
 from sync.anonymize.gitleaks import GitleaksRule, GitleaksRules
 from sync.anonymize.keyed import hmac_sha256
@@ -85,6 +87,7 @@ _USER_WORD_SET = frozenset(_USER_WORDS)
 _PASSWORD_WORDS = ("pass", "pwd")
 _PEM_WORD = "private key-----"
 _DETECT_WORDS = frozenset(DETECT_ANCHORS)
+_PROVIDER_WORDS = frozenset(PROVIDER_HINTS)
 
 
 #: How many plans a scanner keeps (an episode's redacted texts, read again).
@@ -136,6 +139,8 @@ class SecretScanner:
             for probe in rule.probes:
                 self._rules_of.setdefault(probe.lower(), []).append(i)
         words = anchors | set(self._rules_of)
+        if detect_secrets is not None:
+            words.update(PROVIDER_HINTS)
         if self.gitleaks is not None:
             words.update(self.gitleaks.keywords)
             words.update(self.gitleaks.family_words)
@@ -198,6 +203,10 @@ class SecretScanner:
     def _plan(self, text: str) -> Plan:
         lower = lower_keeping_offsets(text)
         hits = self._literal_hits(lower)
+        if not hits and self.gitleaks is None:
+            # Most short texts: no token rule can start, no keyword rule has an anchor, and no
+            # key word calls detect-secrets (a quoted or provider line still may).
+            return Plan((), (), self._detect_lines(text, lower, (), None, None, False))
         present = {word for word, _ in hits}
         rules_of = self._rules_of
         started = sorted({i for word in present if word in rules_of for i in rules_of[word]})
@@ -218,17 +227,14 @@ class SecretScanner:
         # The unquoted runs are judged below; detect-secrets' provider lines need them too.
         judged = self.gitleaks is not None and not self._decoding
         found_runs = long_runs(data) if judged else None
-        detect = (
-            detect_lines(
-                text,
-                lower,
-                # Without one of its key words, only the text's quoted and provider runs are read.
-                () if present.isdisjoint(_DETECT_WORDS) else hits,
-                data,
-                found_runs,
-            )
-            if self.detect_secrets is not None
-            else ()
+        detect = self._detect_lines(
+            text,
+            lower,
+            # Without one of its key words, only the text's quoted and provider runs are read.
+            () if present.isdisjoint(_DETECT_WORDS) else hits,
+            data,
+            found_runs,
+            not present.isdisjoint(_PROVIDER_WORDS) and provider_literal_at(text, hits),
         )
         if self.gitleaks is None:
             return Plan(tokens, keywords, detect)
@@ -247,6 +253,19 @@ class SecretScanner:
         if not (tokens or keywords or detect or gitleaks or runs) and context.empty:
             return NO_PLAN  # most episodes: each of their texts is then passed at once
         return Plan(tokens, keywords, detect, gitleaks, runs, context)
+
+    def _detect_lines(
+        self,
+        text: str,
+        lower: str,
+        hits: list[tuple[str, int]] | tuple[()],
+        data: bytes | None,
+        found_runs: set[bytes] | None,
+        provider_literal: bool,
+    ) -> tuple[str, ...]:
+        if self.detect_secrets is None:
+            return ()
+        return detect_lines(text, lower, hits, data, found_runs, provider_literal)
 
     def find(
         self,

@@ -3,9 +3,11 @@ texts (secrets of every kind in every place) and its negative lines: the user-na
 the literal pass' user words, re2 searches without the module's wrapper, gitleaks' stop words
 found by one automaton, a scanner asked the same text twice (its plan kept, its clean runs
 passed at once), gitleaks' plan and its lines found from the literal pass, the gate before
-detect-secrets' provider expressions, the decoding of runs skipped where no printable text can
-come out, the identity plan read from the scanner's pass, the second scan's scanner sharing the
-first one's automaton, and checkpoints merged into their template."""
+detect-secrets' provider expressions (and its literals read from the scanner's pass), a text
+without literals or key words planned without the steps they call for, the decoding of runs
+skipped where no printable text can come out, the identity plan read from the scanner's pass,
+the second scan's scanner sharing the first one's automaton, and checkpoints merged into their
+template."""
 
 from __future__ import annotations
 
@@ -177,27 +179,67 @@ def _provider_lines_ungated(text: str, monkeypatch: pytest.MonkeyPatch) -> list[
         return provider_lines(text)
 
 
-def test_the_provider_gate_lets_through_every_line_the_expressions_match(
-    texts: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert detect._provider_gate() is not None  # the expressions are those it was read for
+def _provider_shapes() -> list[str]:
     rng = random.Random(3)
     alphabet = string.ascii_letters + string.digits + "_-+/"
-    shapes = [
+    return [
         "AKC" + "".join(rng.choice(alphabet) for _ in range(12)),
         "key AP6" + "".join(rng.choice(alphabet) for _ in range(9)),
+        "key APD" + "".join(rng.choice(alphabet) for _ in range(9)),
+        "=ApB" + "".join(rng.choice(alphabet) for _ in range(9)) + " and AKc" + "x" * 12,
         "sq0csp-" + "".join(rng.choice(alphabet + "\\") for _ in range(43)),
         "".join(rng.choice("abcdef0123456789") for _ in range(32)) + "-us12",
         "x " + "".join(rng.choice(alphabet) for _ in range(23)) + " y",
     ]
+
+
+def test_the_provider_gate_lets_through_every_line_the_expressions_match(
+    texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert detect._provider_gate() is not None  # the expressions are those it was read for
+    scanner = SecretScanner(detect_secrets=DetectSecrets())
     matched = 0
-    for text in [*texts, *shapes]:
+    for text in [*texts, *_provider_shapes()]:
         data = text.encode("utf-8", "surrogatepass")
         expected = _provider_lines_ungated(text, monkeypatch)
         assert provider_lines(text, data) == expected, text[:80]
-        assert provider_lines(text, data, tokens.long_runs(data)) == expected, text[:80]
+        runs = tokens.long_runs(data)
+        assert provider_lines(text, data, runs) == expected, text[:80]
+        # The literals as the scanner's one pass finds them, in place of searching for each.
+        literal = detect.provider_literal_at(text, scanner.literal_pass(text)[1])
+        assert provider_lines(text, data, runs, literal) == expected, text[:80]
+        assert provider_lines(text, data, None, literal) == expected, text[:80]
         matched += bool(expected)
     assert matched > 20
+
+
+def _detect_lines_plainly(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
+    found = dict.fromkeys(text[a:b] for a, b in detect._candidate_lines(text))
+    found.update(dict.fromkeys(_provider_lines_ungated(text, monkeypatch)))
+    return tuple(found)
+
+
+def test_texts_without_literals_or_key_words_are_planned_as_the_full_plan_plans_them(
+    texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    narrow = SecretScanner(detect_secrets=DetectSecrets(), wide=False)
+    # The same scanner made to take its full path: its pass also finds a literal none reads.
+    full = SecretScanner(detect_secrets=DetectSecrets(), wide=False)
+    full._literal_hits = lambda lower: [*narrow._literal_hits(lower), ("", 0)]
+    quoted = ['say "Xk29fQ7bLm4Np8Qr2St6Uv0Wx" to it', "it's 'deadbeef00112233' here"]
+    without_literals = without_key_words = 0
+    for text in [*texts, *_provider_shapes(), *quoted]:
+        lower, hits = narrow.literal_pass(text)
+        if not hits:
+            assert narrow.plan(text) == full.plan(text), text[:80]
+            without_literals += 1
+        if not any(word in detect.DETECT_ANCHORS for word, _ in hits):
+            data = text.encode("utf-8", "surrogatepass")
+            literal = detect.provider_literal_at(text, hits)
+            expected = _detect_lines_plainly(text, monkeypatch)
+            assert detect.detect_lines(text, lower, (), data, None, literal) == expected, text
+            without_key_words += 1
+    assert without_literals > 50 and without_key_words > 200
 
 
 def _decoded_plainly(value: str) -> list[str]:
