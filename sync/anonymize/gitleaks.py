@@ -91,6 +91,9 @@ class GitleaksRule:
     #: How far after one of its key words (its expression's own, `_OPERATOR_AFTER`) an
     #: operator must start for the rule to match there; 0: not known.
     operator_window: int = 0
+    #: How many characters of its value's class in a row must follow that operator on the
+    #: line (`_VALUE_AFTER`); 0: not known.
+    value_run: int = 0
 
     @property
     def kind(self) -> str:
@@ -104,6 +107,15 @@ class GitleaksRule:
 # `token` or `key` hold no operator there (`return token_count + 1`): no search on them.
 _OPERATOR_AFTER = {"7495022a3803": 24}  # generic-api-key
 _OPERATORS = frozenset("=>:|?,")
+_OPERATOR = re.compile(r"[=>:|?,]")
+# The same rules' values (likewise keyed): `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})`
+# ignoring case, so at least 10 in a row of `[A-Za-z0-9_.=+/-]` after the operator. Most
+# operators after `token` are followed by no such run (`if token_count > 83:`).
+_VALUE_AFTER = {"7495022a3803": 10}  # generic-api-key
+_VALUE_AS_A = bytes(
+    0x61 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.=+/-") else 0x20
+    for c in range(256)
+)
 
 _FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
 
@@ -175,6 +187,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
             for a in raw.get("allowlists", ())
         )
         path = raw.get("path")
+        digest = hashlib.sha256(raw["regex"].encode()).hexdigest()[:12]
         rules.append(
             GitleaksRule(
                 raw["id"],
@@ -189,7 +202,8 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 _family(raw["regex"]),
                 _case_probe(raw["regex"]),
                 frozenset(raw["keywords"]),
-                _OPERATOR_AFTER.get(hashlib.sha256(raw["regex"].encode()).hexdigest()[:12], 0),
+                _OPERATOR_AFTER.get(digest, 0),
+                _VALUE_AFTER.get(digest, 0),
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -288,13 +302,19 @@ class GitleaksRules:
             window = rule.operator_window if ascii else 0
             for word in rule_words:
                 for at in at_word[word]:
-                    if window and _OPERATORS.isdisjoint(
-                        text[at + len(word) : at + len(word) + window]
-                    ):
+                    after = at + len(word)
+                    if window and _OPERATORS.isdisjoint(text[after : after + window]):
                         continue
                     span = lines.get(at)
                     if span is None:
                         span = lines[at] = _line_span(text, at)
+                    if window and rule.value_run:
+                        # The value comes after the operator, on the key word's line.
+                        operator = _OPERATOR.search(text, after, after + window)
+                        if operator is None or not _has_run(
+                            blob, operator.start(), span[1], rule.value_run
+                        ):
+                            continue
                     spans.add(span)
             if family:
                 assert lower is not None
@@ -426,6 +446,12 @@ def _search_line(rule: GitleaksRule, text: str, blob: bytes, a: int, b: int, asc
     if ascii:
         return re2_found(rule.pattern_bytes, blob, a, b)
     return rule.pattern.search(text[a:b]) is not None
+
+
+def _has_run(data: bytes, start: int, end: int, length: int) -> bool:
+    """Do `length` bytes of `[A-Za-z0-9_.=+/-]` stand in a row in `data[start:end]`? Each made
+    an `a` and every other byte a space, it is one substring test."""
+    return b"a" * length in data[start:end].translate(_VALUE_AS_A)
 
 
 def _line_span(text: str, at: int) -> tuple[int, int]:

@@ -2,7 +2,8 @@
 texts (secrets of every kind in every place) and its negative lines: the user-name test tried at
 the literal pass' user words, re2 searches without the module's wrapper, gitleaks' stop words
 found by one automaton, a scanner asked the same text twice (its plan kept, its clean runs
-passed at once), gitleaks' plan and its lines found from the literal pass, the gate before
+passed at once), gitleaks' plan and its lines found from the literal pass (a key word's line
+searched only with an operator and a long enough value after it), the gate before
 detect-secrets' provider expressions (and its literals read from the scanner's pass), a text
 without literals or key words planned without the steps they call for, the decoding of runs
 skipped where no printable text can come out, the identity plan read from the scanner's pass,
@@ -130,8 +131,19 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
 ) -> None:
     rules = GitleaksRules()
     scanner = SecretScanner()
+    # Key words with an operator and a value of each length around the least (10), after it
+    # on the line, before it, or on the next line.
+    values = [v[:n] for v in ("Xk29fQ7bLm4Np8Qr", "ab+/cd+/ef+/gh==") for n in (9, 10, 12, 16)]
+    shapes = [
+        f"{key}{op}{value}{end}"
+        for key in ("token", "api_key", "AUTH_TOKEN", "password ", "my_secret_access")
+        for op in (" = ", ": ", " => ", " ||= ", ' = "', "? ", ", '", ":=", "=\n")
+        for value in values
+        for end in ("", '"', " ;", "\\n", ")")
+    ]
+    shapes += [f"{v} = token_value" for v in values] + ["if token_count > 83:", "token a.b.c.d.e.f"]
     kept = 0
-    for text in [*texts, *("\n".join(_episode_texts(e)) for e in episodes)]:
+    for text in [*texts, *shapes, *("\n".join(_episode_texts(e)) for e in episodes)]:
         if not text.isascii():
             continue
         lower, hits = scanner.literal_pass(text)
