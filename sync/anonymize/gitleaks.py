@@ -105,13 +105,15 @@ class GitleaksRule:
 # word, `(?:[ \t\w.-]{0,20})[\s'"]{0,3}` and then an operator starting with one of
 # `_OPERATORS`, so one starts within 24 characters of the key word's end. Most lines holding
 # `token` or `key` hold no operator there (`return token_count + 1`): no search on them.
-_OPERATOR_AFTER = {"7495022a3803": 24}  # generic-api-key
+# generic-api-key, hashicorp-tf-password
+_OPERATOR_AFTER = {"7495022a3803": 24, "f377a28f2141": 24}
 _OPERATORS = frozenset("=>:|?,")
 _OPERATOR = re.compile(r"[=>:|?,]")
-# The same rules' values (likewise keyed): `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})`
-# ignoring case, so at least 10 in a row of `[A-Za-z0-9_.=+/-]` after the operator. Most
-# operators after `token` are followed by no such run (`if token_count > 83:`).
-_VALUE_AFTER = {"7495022a3803": 10}  # generic-api-key
+# The same rules' values (likewise keyed), ignoring case: generic-api-key's
+# `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` and hashicorp-tf-password's
+# `("[a-z0-9=_\-]{8,20}")`, so at least 10 (8) in a row of `[A-Za-z0-9_.=+/-]` after the
+# operator. Most operators after `token` are followed by no such run (`if token_count > 83:`).
+_VALUE_AFTER = {"7495022a3803": 10, "f377a28f2141": 8}
 _VALUE_AS_A = bytes(
     0x61 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.=+/-") else 0x20
     for c in range(256)

@@ -133,10 +133,10 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
     scanner = SecretScanner()
     # Key words with an operator and a value of each length around the least (10), after it
     # on the line, before it, or on the next line.
-    values = [v[:n] for v in ("Xk29fQ7bLm4Np8Qr", "ab+/cd+/ef+/gh==") for n in (9, 10, 12, 16)]
+    values = [v[:n] for v in ("Xk29fQ7bLm4Np8Qr", "ab+/cd+/ef+/gh==") for n in (7, 8, 10, 12, 16)]
     shapes = [
         f"{key}{op}{value}{end}"
-        for key in ("token", "api_key", "AUTH_TOKEN", "password ", "my_secret_access")
+        for key in ("token", "api_key", "AUTH_TOKEN", "password ", "my_secret_access", "x.Password")
         for op in (" = ", ": ", " => ", " ||= ", ' = "', "? ", ", '", ":=", "=\n")
         for value in values
         for end in ("", '"', " ;", "\\n", ")")
@@ -280,6 +280,20 @@ def _decoded_plainly(value: str) -> list[str]:
         if text is not None:
             out.append(text)
     return out
+
+
+def test_long_runs_are_the_matches_of_their_expression(texts: list[str]) -> None:
+    run = re.compile(rb"[A-Za-z0-9+/_\-]{20,}")
+    rng = random.Random(5)
+    alphabet = [b"a", b"Z", b"0", b"+", b"/", b"_", b"-", b" ", b".", b"\n", "é".encode()]
+    made = [b"".join(rng.choice(alphabet[:7] if rng.random() < 0.8 else alphabet) for _ in range(n))
+            for n in range(0, 90)]  # fmt: skip
+    found_any = 0
+    for data in [*(t.encode("utf-8", "surrogatepass") for t in texts), *made, b"a" * 20, b"a" * 19]:
+        expected = {m.group() for m in run.finditer(data)}
+        assert tokens.long_runs(data) == expected, data[:80]
+        found_any += bool(expected)
+    assert found_any > 100
 
 
 def test_runs_that_cannot_decode_to_printable_text_are_not_decoded(texts: list[str]) -> None:
