@@ -70,6 +70,10 @@ _KIND = {
     "Base64 High Entropy String": "high_entropy",
     "Hex High Entropy String": "high_entropy",
 }
+#: Kinds whose plugins report the value alone (the others' expressions may take in what stands
+#: around a token, `_AROUND_A_TOKEN`).
+_OWN_VALUES = frozenset(_KIND.values())
+_AROUND_A_TOKEN = " \t\r\n\"'=:"
 
 # Plugins not run: IPs are identity (scrubbed elsewhere), and the providers our own rules find
 # in every text anyway (tests/unit/sync/test_sync_secret_rules.py shows each), whose plugins
@@ -163,11 +167,14 @@ def provider_lines(
     out: list[str] = []
     last = -1
     for m in finder.finditer(data):
-        start = data.rfind(b"\n", 0, m.start()) + 1
+        at = m.start()
+        if data[at] == 0x0A:
+            at += 1  # the newline an expression's `\s` opening took: the token is on the next line
+        start = data.rfind(b"\n", 0, at) + 1
         if start == last:
             continue
         last = start
-        end = data.find(b"\n", m.start())
+        end = data.find(b"\n", at)
         line = data[start : len(data) if end < 0 else end]
         out.append(line.decode("utf-8", "surrogatepass").rstrip("\r"))
     return out
@@ -451,6 +458,10 @@ class DetectSecrets:
         for start, end in places:
             line = text[start:end]
             for kind, value in self.scan_line(line.rstrip("\r"), hint):
+                if kind not in _OWN_VALUES:
+                    # A provider expression (Artifactory's) matches the space, quote or `=`
+                    # before and after its token: they are not the token's.
+                    value = value.strip(_AROUND_A_TOKEN) or value
                 at = line.find(value)
                 while at >= 0:
                     a, b = _widen(line, at, at + len(value))

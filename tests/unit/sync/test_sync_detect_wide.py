@@ -4,6 +4,8 @@ plugins on every line, unquoted runs (entropy, decoding) and the episode's conte
 from __future__ import annotations
 
 import base64
+import random
+import re
 import tomllib
 
 import pytest
@@ -15,6 +17,7 @@ from sync.anonymize.rules import gitleaks_data
 from sync.anonymize.rules.update_gitleaks import convert
 from sync.anonymize.secrets import SecretScanner
 from sync.anonymize.tokens import is_random_looking
+from tests.synthetic_episodes import make_episode
 
 SLACK = "xoxb-123456789012-1234567890123-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"
 RANDOM40 = "V64wd4JjjUYgcYKk4kuzTJVNu37J4IJkOw348Oii"
@@ -99,6 +102,21 @@ def test_detect_secrets_provider_plugins_read_every_line_they_match() -> None:
     assert provider_lines(text) == [f"please use {discord} today", f"and {mailchimp} too"]
     found = Anonymizer(b"k" * 32).scanner.find(text)
     assert {text[f.start : f.end] for f in found} >= {discord, mailchimp}
+
+
+def test_a_provider_token_starting_a_line_is_read_on_its_own_line() -> None:
+    # Artifactory's expressions open with `(?:\s|=|:|"|^)`: the newline before a token at a
+    # line's start is in their match, and the line the token is on is the one to read.
+    token = "AP6xY2bLm4Np8Qr2"
+    assert provider_lines(f"first text\n{token} more") == [f"{token} more"]
+    episode = make_episode(random.Random(1), 0, root="/ws")
+    episode["proposals"][0]["hunks"][0]["new_text"] = f"{token} more\n"
+    projected = Anonymizer(b"k" * 32).project(episode, WorkspacePolicy(Level.REDACTED))
+    assert projected.quarantine == ()
+    assert projected.serialized is not None and token not in projected.serialized
+    new_text = projected.episode["proposals"][0]["hunks"][0]["new_text"]  # type: ignore[index]
+    # The space after the token is not the token's: it stays.
+    assert re.fullmatch(r"<SECRET:artifactory_credentials:[0-9a-f]{8}> more\n", new_text)
 
 
 @pytest.mark.parametrize(
