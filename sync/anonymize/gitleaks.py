@@ -255,12 +255,15 @@ class GitleaksRules:
         blob: bytes,
         present: AbstractSet[str] | None = None,
         lower: str | None = None,
+        matched_lines: list[str] | None = None,
     ) -> tuple[GitleaksRule, ...]:
         """The rules that match somewhere in `text` (an episode's texts; `blob`: its UTF-8),
         among those one of whose key words stands in its lower-cased text (`hits`: literals and
         where each starts, from the scanner's one pass; other literals may be listed). What the
         caller knows already may be given: `present`, the literals of `hits`, which then are
-        looked for with `family_words` too, and `lower`, `text` lower-cased keeping offsets."""
+        looked for with `family_words` too, and `lower`, `text` lower-cased keeping offsets.
+        `matched_lines`, when given, receives each line on which a rule searched line by line
+        matches (every one of them is then searched, not only up to the first)."""
         families_known = present is not None
         if present is None:
             present = {word for word, _ in hits}
@@ -281,6 +284,7 @@ class GitleaksRules:
         # a `str` with bounds converts the whole text's offsets on every call). A lone
         # surrogate takes 3 bytes in `blob`, so ASCII text is also encodable as it is.
         ascii = len(blob) == len(text)
+        as_given = text  # the lines matched are told as they stand in it
         if not ascii:
             text = _encodable(text)
             lower = None
@@ -322,8 +326,16 @@ class GitleaksRules:
                 assert lower is not None
                 low = lower
                 spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
-            if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
+            if matched_lines is None:
+                if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
+                    kept.append(rule)
+                continue
+            matched = [
+                (a, b) for a, b in sorted(spans) if _search_line(rule, text, blob, a, b, ascii)
+            ]
+            if matched:
                 kept.append(rule)
+                matched_lines.extend(as_given[a:b] for a, b in matched)
         free = tuple(r.id for r in free_rules if not r.case_probe or r.case_probe in text)
         if free:
             # Most episodes hold a common key word and no secret: one search with the candidates

@@ -61,6 +61,11 @@ class Plan(NamedTuple):
     runs: tuple[tuple[str, str], ...] = ()
     #: What the episode holds that changes how its texts are read (see context.py).
     context: Context = Context(False, False, False, False)
+    #: The lines on which a rule of `keywords` matches: a text holding none needs none of them
+    #: (a keyword rule's match stays on its anchor's line).
+    keyword_lines: tuple[str, ...] = ()
+    #: Likewise for the rules of `gitleaks` searched line by line (the others read every text).
+    gitleaks_lines: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -213,12 +218,13 @@ class SecretScanner:
         tokens = tuple(self.tokens[i] for i in started if self.tokens[i].pattern.search(text))
         anchors = self._anchors
         anchored = [h for h in hits if h[0] in anchors] if not present.isdisjoint(anchors) else []
+        keyword_lines: dict[str, None] = {}
         keywords = (
             tuple(
                 r
                 for r in self.keywords
                 if not present.isdisjoint(r.anchors)
-                and next(_keyword_spans(r, text, lower, anchored), None) is not None
+                and _lines_matched(_keyword_spans(r, text, lower, anchored), text, keyword_lines)
             )
             if anchored
             else ()
@@ -237,8 +243,9 @@ class SecretScanner:
             not present.isdisjoint(_PROVIDER_WORDS) and provider_literal_at(text, hits),
         )
         if self.gitleaks is None:
-            return Plan(tokens, keywords, detect)
-        gitleaks = self.gitleaks.plan(text, hits, data, present, lower)
+            return Plan(tokens, keywords, detect, keyword_lines=tuple(keyword_lines))
+        gitleaks_lines: list[str] = []
+        gitleaks = self.gitleaks.plan(text, hits, data, present, lower, gitleaks_lines)
         runs = tuple(self.judge.plan(text, data, found_runs).items()) if judged else ()
         context = Context(
             any(r.kind == "aws_access_key" for r in tokens),
@@ -252,7 +259,16 @@ class SecretScanner:
         self._last_pass = (text, lower, hits)
         if not (tokens or keywords or detect or gitleaks or runs) and context.empty:
             return NO_PLAN  # most episodes: each of their texts is then passed at once
-        return Plan(tokens, keywords, detect, gitleaks, runs, context)
+        return Plan(
+            tokens,
+            keywords,
+            detect,
+            gitleaks,
+            runs,
+            context,
+            tuple(keyword_lines),
+            tuple(dict.fromkeys(gitleaks_lines)),
+        )
 
     def _detect_lines(
         self,
@@ -298,7 +314,7 @@ class SecretScanner:
                 if span is not None:
                     spans.append((*span, rule.kind))
         passed: tuple[str, list[tuple[str, int]]] | None = None
-        if plan.keywords:
+        if plan.keywords and any(line in text for line in plan.keyword_lines):
             passed = self.literal_pass(text)
             lower = passed[0]
             hits = [h for h in passed[1] if h[0] in self._anchors]
@@ -311,11 +327,14 @@ class SecretScanner:
         ):
             spans.extend(self.detect_secrets.find(text, hint, plan.detect_secrets))
             any_hint = False
-        if plan.gitleaks and self.gitleaks is not None:
+        rules = plan.gitleaks
+        if rules and not any(line in text for line in plan.gitleaks_lines):
+            rules = tuple(r for r in rules if not r.line_bound)
+        if rules and self.gitleaks is not None:
             if passed is None:
                 passed = self.literal_pass(text)
-            spans.extend(self.gitleaks.find(text, plan.gitleaks, hint, passed[1]))
-            any_hint = any_hint and all(r.path is None for r in plan.gitleaks)
+            spans.extend(self.gitleaks.find(text, rules, hint, passed[1]))
+            any_hint = any_hint and all(r.path is None for r in rules)
         if not plan.context.empty:
             spans.extend(find_in_context(text, plan.context))
         if plan.runs:
@@ -342,6 +361,19 @@ class SecretScanner:
         if len(self._clean_alone) >= _CLEAN_KEPT:
             self._clean_alone.clear()
         self._clean_alone.add((text, self._decoding))
+
+
+def _lines_matched(
+    spans: Iterator[tuple[int, int, str]], text: str, lines: dict[str, None]
+) -> bool:
+    """Whether `spans` holds any; the line of `text` each stands on is added to `lines`."""
+    matched = False
+    for start, _, _ in spans:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        lines[text[line_start : len(text) if line_end < 0 else line_end]] = None
+        matched = True
+    return matched
 
 
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")

@@ -3,11 +3,12 @@ texts (secrets of every kind in every place) and its negative lines: the user-na
 the literal pass' user words, re2 searches without the module's wrapper, gitleaks' stop words
 found by one automaton, a scanner asked the same text twice (its plan kept, its clean runs
 passed at once), gitleaks' plan and its lines found from the literal pass (a key word's line
-searched only with an operator and a long enough value after it), the gate before
-detect-secrets' provider expressions (and its literals read from the scanner's pass), a text
-without literals or key words planned without the steps they call for, the decoding of runs
-skipped where no printable text can come out, the identity plan read from the scanner's pass,
-the second scan's scanner sharing the first one's automaton, and checkpoints merged into their
+searched only with an operator and a long enough value after it), a text passed by the rules
+whose lines it does not hold, the gate before detect-secrets' provider expressions (and its
+literals read from the scanner's pass), a text without literals or key words planned without
+the steps they call for, long runs found without an expression, the decoding of runs skipped
+where no printable text can come out, the identity plan read from the scanner's pass, the
+second scan's scanner sharing the first one's automaton, and checkpoints merged into their
 template."""
 
 from __future__ import annotations
@@ -168,6 +169,27 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
         assert planned == rules.plan(text, hits, data)
         kept += bool(planned)
     assert kept > 100
+
+
+def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_the_rule(
+    episodes: list[dict[str, Any]],
+) -> None:
+    scanner = SecretScanner(detect_secrets=DetectSecrets())
+    surrogate = "key_\ud800 = 'Xk29fQ7bLm4Np8Qr2St6'\napi_token: Xk29fQ7bLm4Np8Qr2St6Uv"
+    gated = 0
+    for e in [*episodes, {"prompt": surrogate, "proposals": [], "test_runs": []}]:
+        texts = _episode_texts(e)
+        plan = scanner.plan("\n".join(texts))
+        for text in texts:
+            # Every line of the text let through: each rule is tried as before.
+            every = tuple(text.split("\n"))
+            ungated = plan._replace(keyword_lines=every, gitleaks_lines=every)
+            for hint in ("", "x.py", "main.tf"):
+                assert scanner.find(text, hint, plan) == scanner.find(text, hint, ungated), text
+            gated += bool(plan.keywords or plan.gitleaks) and not any(
+                line in text for line in (*plan.keyword_lines, *plan.gitleaks_lines)
+            )
+    assert gated > 100
 
 
 def test_gitleaks_finds_on_the_lines_of_the_literal_pass_what_it_finds_on_its_own(
