@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 import re2
 
-from sync.anonymize import Anonymizer, Identity, detect, tokens
+from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, detect, secrets, tokens
 from sync.anonymize.context import _USER_KEY, has_user_name
 from sync.anonymize.detect import DetectSecrets, lower_keeping_offsets, provider_lines
 from sync.anonymize.gitleaks import GitleaksRules
 from sync.anonymize.identity import HINTS, IdentityScrubber
-from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts
+from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts, _strings
 from sync.anonymize.re2_bytes import found, found_in_text, runs
 from sync.anonymize.secrets import NO_PLAN, SecretScanner
 from tests.secret_corpus.corpus import make_corpus, negative_lines
@@ -190,6 +190,33 @@ def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_th
                 line in text for line in (*plan.keyword_lines, *plan.gitleaks_lines)
             )
     assert gated > 100
+
+
+def test_a_redacted_text_is_planned_without_the_words_of_its_placeholders(
+    texts: list[str], episodes: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    anonymizer = Anonymizer(b"k" * 32)
+    redacted = [
+        t
+        for e in episodes
+        for t in _strings(anonymizer.project(e, WorkspacePolicy(Level.FULL)).episode)
+        if "<SECRET:" in t
+    ]
+    assert len(redacted) > 100
+    # The corpus' secrets beside placeholders, on their lines and on lines of their own.
+    for i, text in enumerate(texts):
+        placeholder = ("<SECRET:password:7ed173c5>", "<SECRET:aws_secret_key:0e1199d5>")[i % 2]
+        redacted += [f"{placeholder} {text}", f"{text}\nsecret: {placeholder}"]
+    scanner = SecretScanner(detect_secrets=DetectSecrets())
+    with monkeypatch.context() as m:
+        m.setattr(secrets, "_outside_placeholders", lambda lower, hits: hits)
+        every_word = SecretScanner(detect_secrets=DetectSecrets())
+        expected = [(every_word.plan(t).empty, every_word.find(t, "x.py")) for t in redacted]
+    assert sum(bool(findings) for _, findings in expected) > 300
+    for text, (empty, findings) in zip(redacted, expected, strict=True):
+        assert scanner.find(text, "x.py") == findings, text
+        if empty:
+            assert scanner.plan(text).empty, text
 
 
 def test_gitleaks_finds_on_the_lines_of_the_literal_pass_what_it_finds_on_its_own(
