@@ -37,6 +37,7 @@ __all__ = [
     "DetectSecrets",
     "detect_lines",
     "lower_keeping_offsets",
+    "no_provider_line",
     "provider_literal_at",
 ]
 
@@ -273,6 +274,15 @@ def provider_literal_at(text: str, hits: Iterable[tuple[str, int]]) -> bool:
             elif text.startswith("AP", at) and text[at + 2] in _UPPER_HEX:
                 return True
     return False
+
+
+def no_provider_line(text: str, literal: bool) -> bool:
+    """True when no provider expression can match in `text` (`literal`: `provider_literal_at`
+    of a pass over it): ASCII text, the expressions those the gate was read for, and neither
+    their literals nor 24 of their characters in a row in it. False says nothing."""
+    if literal or not text.isascii() or _provider_gate() is None:
+        return False
+    return _PROVIDER_RUN_OF not in text.encode("ascii").translate(_TOKEN_AS_A)
 
 
 @lru_cache(maxsize=1)

@@ -494,7 +494,9 @@ class Anonymizer:
         todo = "\n".join(state.unchecked)
         found = self.scanner.find(todo) if todo else []
         if state.scrubbed_only:
-            found = found + self._narrow.find("\n".join(state.scrubbed_only))
+            scrubbed = "\n".join(state.scrubbed_only)
+            if not self._narrow.surely_clean(scrubbed):
+                found = found + self._narrow.find(scrubbed)
         for finding in found:
             reasons.append(f"second scan: {finding.kind} still present")
         if not found:

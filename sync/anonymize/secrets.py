@@ -19,6 +19,7 @@ from sync.anonymize.detect import (
     DetectSecrets,
     detect_lines,
     lower_keeping_offsets,
+    no_provider_line,
     provider_literal_at,
 )
 from sync.anonymize.gitleaks import GitleaksRule, GitleaksRules
@@ -195,6 +196,18 @@ class SecretScanner:
             self._plans.clear()
         self._plans[key] = plan
         return plan
+
+    def surely_clean(self, text: str) -> bool:
+        """True when nothing this scanner looks for can match in `text`, as one literal pass and
+        a few character tests show: no literal of the pass, no quote, nothing a provider
+        expression needs. Most texts the second scan reads again (a prompt, a command, with a
+        path scrubbed) are such. For the scanner without the wide detectors (their rules
+        without key words read every text); False says nothing."""
+        if self.gitleaks is not None or "'" in text or '"' in text:
+            return False
+        if self._literal_hits(lower_keeping_offsets(text)):
+            return False
+        return self.detect_secrets is None or no_provider_line(text, False)
 
     def literal_pass(self, text: str) -> tuple[str, list[tuple[str, int]]]:
         """`text` lower-cased, offsets kept, and each literal of the one pass in it (those of

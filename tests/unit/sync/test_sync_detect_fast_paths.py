@@ -219,6 +219,29 @@ def test_a_redacted_text_is_planned_without_the_words_of_its_placeholders(
             assert scanner.plan(text).empty, text
 
 
+def test_a_text_surely_clean_is_one_the_second_scans_scanner_finds_nothing_in(
+    texts: list[str], episodes: list[dict[str, Any]]
+) -> None:
+    narrow = Anonymizer(b"k" * 32)._narrow
+    scrubbed = IdentityScrubber(Identity(usernames=("alice",), hostnames=("devbox",)))
+    prompts = [e["prompt"] for e in episodes if e.get("prompt")]
+    candidates = [*texts, *prompts, *(scrubbed.scrub(t, ("/ws",)) for t in [*texts, *prompts])]
+    candidates += [s + " AP6xY2bLm4Np8Qr2" for s in prompts[:20]]
+    candidates += [
+        "x " + "Ab1_-" * 5 + " y",
+        "plain words",
+        "é" * 30,
+        'say "Xk29fQ7bLm4Np8Qr2St6U"',
+    ]
+    candidates += ["the digest '0a1b2c3d4e5f' here"]
+    clean = 0
+    for text in candidates:
+        if narrow.surely_clean(text):
+            assert narrow.plan(text).empty and narrow.find(text) == [], text
+            clean += 1
+    assert clean > 300 and clean < len(candidates) - 300
+
+
 def test_gitleaks_finds_on_the_lines_of_the_literal_pass_what_it_finds_on_its_own(
     texts: list[str],
 ) -> None:
