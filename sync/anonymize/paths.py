@@ -167,6 +167,7 @@ class PathHasher:
     def __init__(self, key: bytes) -> None:
         self._key = key
         self._cache: dict[str, str] = {}
+        self._directories: dict[str, str] = {}
 
     def name(self, name: str) -> str:
         """A readable common name, else its salted HMAC."""
@@ -194,12 +195,24 @@ class PathHasher:
     ) -> str:
         """Directories hashed; the file name hashed too (its extension kept) when asked, else
         passed through `scrub` (secrets and identity)."""
-        parts = path.replace("\\", "/").split("/")
-        dirs, name = parts[:-1], parts[-1]
-        out = [self.name(d) for d in dirs]
+        path = path.replace("\\", "/")
+        slash = path.rfind("/")
+        name = path[slash + 1 :]
         if hash_file_name:
             stem, ext = _split_ext(name)
-            out.append(self.name(stem) + ext)
-        else:
-            out.append(scrub(name) if scrub else name)
-        return "/".join(out)
+            name = self.name(stem) + ext
+        elif scrub:
+            name = scrub(name)
+        if slash < 0:
+            return name
+        return f"{self._directory(path[:slash])}/{name}"
+
+    def _directory(self, directory: str) -> str:
+        """Each part hashed (or kept, if common), cached: the same directories recur."""
+        hashed = self._directories.get(directory)
+        if hashed is None:
+            hashed = "/".join([self.name(d) for d in directory.split("/")])
+            if len(self._directories) > 100_000:
+                self._directories.clear()
+            self._directories[directory] = hashed
+        return hashed

@@ -126,14 +126,14 @@ class _Pass:
 
     def copy_all(self, values: list[Any]) -> None:
         known = self.known_clean
-        for v in values:
-            if (
-                type(v) is str
-                and len(v) >= _MIN_SECRET_TEXT
-                and v not in known
-                and _TIMESTAMP.fullmatch(v) is None
-            ):
-                self.unchecked.append(v)
+        self.unchecked += [
+            v
+            for v in values
+            if type(v) is str
+            and len(v) >= _MIN_SECRET_TEXT
+            and v not in known
+            and _TIMESTAMP.fullmatch(v) is None
+        ]
 
     def copy(self, value: Any) -> Any:
         if type(value) is str and len(value) >= _MIN_SECRET_TEXT and value not in self.known_clean:
@@ -610,48 +610,39 @@ def _cores(value: str) -> list[str]:
 def _episode_texts(e: dict[str, Any]) -> list[str]:
     """Every text of an episode the projection may carry (ids and timestamps aside). Each text
     `_text` reads must be here: detectors are planned over these."""
-    out: list[str] = []
-    add = out.append
-    for k in ("prompt", "agent", "model", "session_id", "turn_id", "source", "workspace"):
-        v = e.get(k)
-        if type(v) is str:
-            add(v)
+    out = [v for v in map(e.get, _EPISODE_TEXTS) if type(v) is str]
     for p in e.get("proposals") or ():
-        for k in ("file", "reason", "tool", "agent", "model", "decided_by", "source"):
-            v = p.get(k)
-            if type(v) is str:
-                add(v)
+        out += [v for v in map(p.get, _PROPOSAL_TEXTS) if type(v) is str]
         path = p.get("file")
         if type(path) is str:
             # At the redacted level the file name is read as a text of its own.
-            add(file_name(path))
+            out.append(file_name(path))
         for h in p.get("hunks") or ():
-            for k in ("old_text", "new_text"):
-                v = h.get(k)
-                if type(v) is str:
-                    add(v)
+            out += [v for v in (h.get("old_text"), h.get("new_text")) if type(v) is str]
         for k in ("tier", "tier_history", "late_signals"):
             if p.get(k):
-                out.extend(_strings(p[k]))
+                out += _strings(p[k])
         if not _PROPOSAL_FIELDS.issuperset(p):
-            out.extend(_strings({k: p[k] for k in p.keys() - _PROPOSAL_FIELDS}))
+            out += _strings({k: p[k] for k in p.keys() - _PROPOSAL_FIELDS})
     for r in e.get("test_runs") or ():
-        for k in ("command", "name", "source", "cwd", "report", "runner"):
-            v = r.get(k)
-            if type(v) is str:
-                add(v)
-        out.extend(f for f in r.get("failing_ids") or () if type(f) is str)
+        out += [v for v in map(r.get, _TEST_RUN_TEXTS) if type(v) is str]
+        out += [f for f in r.get("failing_ids") or () if type(f) is str]
         if not _TEST_RUN_FIELDS.issuperset(r):
-            out.extend(_strings({k: r[k] for k in r.keys() - _TEST_RUN_FIELDS}))
+            out += _strings({k: r[k] for k in r.keys() - _TEST_RUN_FIELDS})
     tests = e.get("tests")
     if isinstance(tests, dict):
-        out.extend(_strings(tests))
+        out += _strings(tests)
     for k in ("tier", "tier_history"):
         if e.get(k):
-            out.extend(_strings(e[k]))
+            out += _strings(e[k])
     if not _EPISODE_FIELDS.issuperset(e):
-        out.extend(_strings({k: e[k] for k in e.keys() - _EPISODE_FIELDS}))
+        out += _strings({k: e[k] for k in e.keys() - _EPISODE_FIELDS})
     return out
+
+
+_EPISODE_TEXTS = ("prompt", "agent", "model", "session_id", "turn_id", "source", "workspace")
+_PROPOSAL_TEXTS = ("file", "reason", "tool", "agent", "model", "decided_by", "source")
+_TEST_RUN_TEXTS = ("command", "name", "source", "cwd", "report", "runner")
 
 
 def _strings(value: Any) -> list[str]:

@@ -8,6 +8,7 @@ import random
 import re
 import string
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,6 +105,18 @@ def test_paths_hash_directory_names_but_keep_common_ones() -> None:
     assert name.endswith(".py") and "invoice" not in name
     assert redacted == f"src/{billing}/invoice_rounding.py"  # same digest at every level
     assert full == "src/billing/invoice_rounding.py"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["", "name.py", "/abs/src/x.py", "src//billing/x.py", "src/", "C:\\Users\\me\\a.py", "a/b/c"],
+)
+def test_a_path_is_hashed_part_by_part_however_it_is_split(path: str) -> None:
+    hasher = PathHasher(b"one salt")
+    parts = path.replace("\\", "/").split("/")
+    expected = "/".join([*(hasher.name(d) for d in parts[:-1]), parts[-1].upper()])
+    for _ in range(2):  # the second time from the directories kept
+        assert hasher.path(path, hash_file_name=False, scrub=str.upper) == expected
 
 
 def test_path_digests_depend_on_the_salt() -> None:
