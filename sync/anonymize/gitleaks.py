@@ -88,12 +88,9 @@ class GitleaksRule:
     case_probe: str = ""
     #: `keywords` as a set.
     keyword_set: frozenset[str] = frozenset()
-    #: How far after one of its key words (its expression's own, `_OPERATOR_AFTER`) an
-    #: operator must start for the rule to match there; 0: not known.
-    operator_window: int = 0
-    #: How many characters of its value's class in a row must follow that operator on the
-    #: line (`_VALUE_AFTER`); 0: not known.
-    value_run: int = 0
+    #: What must follow one of its key words on the line for the rule to match there (a
+    #: looser form of its own expression's tail, `_TAIL_AFTER`), on ASCII bytes; None: not known.
+    tail: re.Pattern[bytes] | None = None
 
     @property
     def kind(self) -> str:
@@ -101,23 +98,26 @@ class GitleaksRule:
 
 
 # Key-word-then-value rules whose key word is one of their own key words (lower-cased), as
-# read at the commit of gitleaks_data (keyed by the digest of the expression): after the key
-# word, `(?:[ \t\w.-]{0,20})[\s'"]{0,3}` and then an operator starting with one of
-# `_OPERATORS`, so one starts within 24 characters of the key word's end. Most lines holding
-# `token` or `key` hold no operator there (`return token_count + 1`): no search on them.
-# generic-api-key, hashicorp-tf-password
-_OPERATOR_AFTER = {"7495022a3803": 24, "f377a28f2141": 24}
-_OPERATORS = frozenset("=>:|?,")
-_OPERATOR = re.compile(r"[=>:|?,]")
-# The same rules' values (likewise keyed), ignoring case: generic-api-key's
-# `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` and hashicorp-tf-password's
-# `("[a-z0-9=_\-]{8,20}")`, so at least 10 (8) in a row of `[A-Za-z0-9_.=+/-]` after the
-# operator. Most operators after `token` are followed by no such run (`if token_count > 83:`).
-_VALUE_AFTER = {"7495022a3803": 10, "f377a28f2141": 8}
-_VALUE_AS_A = bytes(
-    0x61 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.=+/-") else 0x20
-    for c in range(256)
-)
+# read at the commit of gitleaks_data (keyed by the digest of the expression), and the least
+# run of their value's characters: after the key word, generic-api-key reads
+# `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}` and then
+# `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` ignoring case; hashicorp-tf-password the
+# same with `("[a-z0-9=_\-]{8,20}")`. `_tail` writes a looser form of that, matched right
+# after the key word up to the line's end: most lines holding `token` or `key` hold no
+# operator there (`return token_count + 1`), or no value after it (`if token_count > 83:`),
+# and are not searched.
+_TAIL_AFTER = {"7495022a3803": 10, "f377a28f2141": 8}  # generic-api-key, hashicorp-tf-password
+
+
+def _tail(value_run: int) -> re.Pattern[bytes]:
+    # The continuation of the key word is taken whole (possessive): it holds no operator, and
+    # what of it the expression would leave to `[\s'"]{0,3}` is blanks that one takes too. No
+    # class holds a newline, so a match stays on the key word's line.
+    return re.compile(
+        rb"[ \t\w.\-]{0,20}+[ \t\r\f\v'\"]{0,3}[=>:|?,]{1,4}[`'\" \t\r\f\v=]{0,5}"
+        rb"[A-Za-z0-9_.=+/\-]{%d}" % value_run
+    )
+
 
 _FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
 
@@ -204,8 +204,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 _family(raw["regex"]),
                 _case_probe(raw["regex"]),
                 frozenset(raw["keywords"]),
-                _OPERATOR_AFTER.get(digest, 0),
-                _VALUE_AFTER.get(digest, 0),
+                _tail(_TAIL_AFTER[digest]) if digest in _TAIL_AFTER else None,
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -305,22 +304,14 @@ class GitleaksRules:
                     lower = text.lower()
             spans: set[tuple[int, int]] = set()
             # In ASCII only: ignoring case, re2 reads `ſ` as `s` and `K` as `k`.
-            window = rule.operator_window if ascii else 0
+            tail = rule.tail if ascii else None
             for word in rule_words:
                 for at in at_word[word]:
-                    after = at + len(word)
-                    if window and _OPERATORS.isdisjoint(text[after : after + window]):
+                    if tail is not None and tail.match(blob, at + len(word)) is None:
                         continue
                     span = lines.get(at)
                     if span is None:
                         span = lines[at] = _line_span(text, at)
-                    if window and rule.value_run:
-                        # The value comes after the operator, on the key word's line.
-                        operator = _OPERATOR.search(text, after, after + window)
-                        if operator is None or not _has_run(
-                            blob, operator.start(), span[1], rule.value_run
-                        ):
-                            continue
                     spans.add(span)
             if family:
                 assert lower is not None
@@ -460,12 +451,6 @@ def _search_line(rule: GitleaksRule, text: str, blob: bytes, a: int, b: int, asc
     if ascii:
         return re2_found(rule.pattern_bytes, blob, a, b)
     return rule.pattern.search(text[a:b]) is not None
-
-
-def _has_run(data: bytes, start: int, end: int, length: int) -> bool:
-    """Do `length` bytes of `[A-Za-z0-9_.=+/-]` stand in a row in `data[start:end]`? Each made
-    an `a` and every other byte a space, it is one substring test."""
-    return b"a" * length in data[start:end].translate(_VALUE_AS_A)
 
 
 def _line_span(text: str, at: int) -> tuple[int, int]:

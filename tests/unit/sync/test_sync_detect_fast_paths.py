@@ -143,6 +143,15 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
         for end in ("", '"', " ;", "\\n", ")")
     ]
     shapes += [f"{v} = token_value" for v in values] + ["if token_count > 83:", "token a.b.c.d.e.f"]
+    # Blanks, quotes and `=` where the operator and the value meet; a continuation of 20.
+    shapes += [
+        "token \t= \t'" + "Xk29fQ7bLm4Np8Qr" + "'",
+        "api_key ====" + "=" * 12,
+        "secret_" + "x" * 20 + " : Xk29fQ7bLm4Np8Qr",
+        "secret_" + "x" * 21 + " : Xk29fQ7bLm4Np8Qr",
+        'password "" := "Xk29fQ7b"',
+        "access_token\n= Xk29fQ7bLm4Np8Qr",
+    ]
     kept = 0
     for text in [*texts, *shapes, *("\n".join(_episode_texts(e)) for e in episodes)]:
         if not text.isascii():
