@@ -91,6 +91,9 @@ class GitleaksRule:
     #: What must follow one of its key words on the line for the rule to match there (a
     #: looser form of its own expression's tail, `_TAIL_AFTER`), on ASCII bytes; None: not known.
     tail: re.Pattern[bytes] | None = None
+    #: What every match starts with, matched where one of its key words stands (`_HEAD_AT`);
+    #: None: not known.
+    head: re.Pattern[str] | None = None
 
     @property
     def kind(self) -> str:
@@ -107,6 +110,18 @@ class GitleaksRule:
 # operator there (`return token_count + 1`), or no value after it (`if token_count > 83:`),
 # and are not searched.
 _TAIL_AFTER = {"7495022a3803": 10, "f377a28f2141": 8}  # generic-api-key, hashicorp-tf-password
+
+
+# Rules every match of which starts at one of their key words (as read at the commit of
+# gitleaks_data, keyed likewise), and what it starts with there: `\b` (ASCII) as a look-behind,
+# a case-blind part as both cases. jwt's `ey` stands in every `key`, twilio-api-key's `sk` in
+# every `task`, vault-service-token's `s.` in every `items.append`: at none of them does a
+# match start, and the text is not searched for them.
+_HEAD_AT = {
+    "036058eec082": r"(?<![0-9A-Za-z_])ey[a-zA-Z0-9]{17}",  # jwt
+    "d4a91dc88535": r"SK[0-9a-fA-F]{32}",  # twilio-api-key
+    "a91e92937b1b": r"(?<![0-9A-Za-z_])(?:hvs\.[0-9A-Za-z_\-]{90}|s\.[A-Za-z0-9]{24})",  # vault
+}
 
 
 def _tail(value_run: int) -> re.Pattern[bytes]:
@@ -205,6 +220,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 _case_probe(raw["regex"]),
                 frozenset(raw["keywords"]),
                 _tail(_TAIL_AFTER[digest]) if digest in _TAIL_AFTER else None,
+                re.compile(_HEAD_AT[digest]) if digest in _HEAD_AT else None,
             )
         )
     glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
@@ -271,7 +287,7 @@ class GitleaksRules:
             return ()
         line_rules, free_rules, line_words = self._candidates(words)
         at_word: dict[str, list[int]] = {}
-        if line_rules:
+        if line_words:
             for word, at in hits:
                 if word in line_words:
                     places = at_word.get(word)
@@ -327,7 +343,15 @@ class GitleaksRules:
             if matched:
                 kept.append(rule)
                 matched_lines.extend(as_given[a:b] for a, b in matched)
-        free = tuple(r.id for r in free_rules if not r.case_probe or r.case_probe in text)
+        free = tuple(
+            r.id
+            for r in free_rules
+            if (
+                any(r.head.match(text, at) for w in r.keywords for at in at_word.get(w, ()))
+                if r.head is not None
+                else not r.case_probe or r.case_probe in text
+            )
+        )
         if free:
             # Most episodes hold a common key word and no secret: one search with the candidates
             # joined says so, where one search per rule would read the text 5-20 times.
@@ -352,10 +376,12 @@ class GitleaksRules:
                 for r in seen.values()
                 if r.line_bound
             )
+            free_rules = tuple(seen[i] for i in sorted(seen) if not seen[i].line_bound)
             found = (
                 line_rules,
-                tuple(seen[i] for i in sorted(seen) if not seen[i].line_bound),
-                frozenset(w for _, rule_words in line_rules for w in rule_words),
+                free_rules,
+                frozenset(w for _, rule_words in line_rules for w in rule_words)
+                | {w for r in free_rules if r.head is not None for w in r.keywords if w in words},
             )
             if len(self._by_words) > 4096:
                 self._by_words.clear()

@@ -152,6 +152,12 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
         'password "" := "Xk29fQ7b"',
         "access_token\n= Xk29fQ7bLm4Np8Qr",
     ]
+    # Rules whose matches start at a key word: where a word runs on before it, and where not.
+    jwt = "ey" + "Jh1bG" * 3 + "ci.ey" + "J4dW" * 4 + "J.SflKxwRJSM"  # each part the least
+    vault = "s." + "Ab3dEf6hIj9kLm2nOp5qRs8t"
+    for before in ("", " ", "(", "x", "_", "\n", "Bearer "):
+        shapes += [f"{before}{jwt}", f"{before}{vault} ", f"{before}SK{'0a1B' * 8}"]
+    shapes += ["the key they keep", "items.append(x)", "task_SK0a1b", "hvs." + "A" * 95]
     kept = 0
     for text in [*texts, *shapes, *("\n".join(_episode_texts(e)) for e in episodes)]:
         if not text.isascii():
