@@ -154,12 +154,11 @@ def provider_lines(
         elif long_runs is None:
             needed = re2_found(gate, data)
         else:
-            # The 24 in a row stand in a run of 20 or more of a wider class, cut at the others.
+            # The 24 in a row stand in a run of 20 or more of a wider class (with `+` and `/`).
             needed = any(
-                len(piece) >= _PROVIDER_RUN
+                _PROVIDER_RUN_OF in run.translate(_TOKEN_AS_A)
                 for run in long_runs
                 if len(run) >= _PROVIDER_RUN
-                for piece in _PLUS_OR_SLASH.split(run)
             ) or (unknown and any(lit in data for lit in _PROVIDER_LITERALS))
         if not needed:
             return []
@@ -250,7 +249,6 @@ _PROVIDER_HINT_SET = frozenset(PROVIDER_HINTS)
 _UPPER_HEX = frozenset("0123456789ABCDEF")
 _PROVIDER_RUN = 24
 _PROVIDER_GATE = b"|".join(_PROVIDER_LITERALS) + rb"|[A-Za-z0-9_\-]{%d}" % _PROVIDER_RUN
-_PLUS_OR_SLASH = re.compile(rb"[+/]")
 _SHORT = 256
 #: Each byte of `[A-Za-z0-9_-]` made an `a`, every other a space.
 _TOKEN_AS_A = bytes(
