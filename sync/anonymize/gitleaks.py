@@ -101,15 +101,28 @@ class GitleaksRule:
 
 
 # Key-word-then-value rules whose key word is one of their own key words (lower-cased), as
-# read at the commit of gitleaks_data (keyed by the digest of the expression), and the least
-# run of their value's characters: after the key word, generic-api-key reads
-# `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}` and then
-# `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` ignoring case; hashicorp-tf-password the
-# same with `("[a-z0-9=_\-]{8,20}")`. `_tail` writes a looser form of that, matched right
-# after the key word up to the line's end: most lines holding `token` or `key` hold no
-# operator there (`return token_count + 1`), or no value after it (`if token_count > 83:`),
-# and are not searched.
-_TAIL_AFTER = {"7495022a3803": 10, "f377a28f2141": 8}  # generic-api-key, hashicorp-tf-password
+# read at the commit of gitleaks_data (keyed by the digest of the expression), and a looser
+# form of what follows the key word in their expression, matched right after it: most lines
+# holding `token` or `key` hold no operator there (`return token_count + 1`), no value after
+# it (`if token_count > 83:`), or no end after the value (`key = os.environ["KEY"]`), and are
+# not searched. generic-api-key reads, ignoring case,
+# `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}`, then
+# `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` and `(?:[\x60'"\s;]|\\[nr]|$)`;
+# hashicorp-tf-password the same with `("[a-z0-9=_\-]{8,20}")` for the value.
+# In the looser form the key word's continuation is taken whole (possessive: it holds no
+# operator, and what of it the expression would leave to `[\s'"]{0,3}` is blanks that one
+# takes too), so is a value (the expression's ends where its characters do: an end is none of
+# them), and a newline only ends a value: a match stays on the key word's line.
+_KEY_WORD_TO_VALUE = rb"[ \t\w.\-]{0,20}+[ \t\r\f\v'\"]{0,3}[=>:|?,]{1,4}[`'\" \t\r\f\v=]{0,5}"
+_END_OF_VALUE = rb"(?:[`'\"\s;\\]|\Z)"
+_TAIL_AFTER = {
+    "7495022a3803": _KEY_WORD_TO_VALUE  # generic-api-key
+    + rb"(?:[\w.=\-]{10,}+|[A-Za-z0-9][A-Za-z0-9+/]{11,}+=*)"
+    + _END_OF_VALUE,
+    "f377a28f2141": _KEY_WORD_TO_VALUE  # hashicorp-tf-password
+    + rb'"[A-Za-z0-9=_\-]{8,}+"'
+    + _END_OF_VALUE,
+}
 
 
 # Rules every match of which starts at one of their key words (as read at the commit of
@@ -122,16 +135,6 @@ _HEAD_AT = {
     "d4a91dc88535": r"SK[0-9a-fA-F]{32}",  # twilio-api-key
     "a91e92937b1b": r"(?<![0-9A-Za-z_])(?:hvs\.[0-9A-Za-z_\-]{90}|s\.[A-Za-z0-9]{24})",  # vault
 }
-
-
-def _tail(value_run: int) -> re.Pattern[bytes]:
-    # The continuation of the key word is taken whole (possessive): it holds no operator, and
-    # what of it the expression would leave to `[\s'"]{0,3}` is blanks that one takes too. No
-    # class holds a newline, so a match stays on the key word's line.
-    return re.compile(
-        rb"[ \t\w.\-]{0,20}+[ \t\r\f\v'\"]{0,3}[=>:|?,]{1,4}[`'\" \t\r\f\v=]{0,5}"
-        rb"[A-Za-z0-9_.=+/\-]{%d}" % value_run
-    )
 
 
 _FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
@@ -219,7 +222,7 @@ def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
                 _family(raw["regex"]),
                 _case_probe(raw["regex"]),
                 frozenset(raw["keywords"]),
-                _tail(_TAIL_AFTER[digest]) if digest in _TAIL_AFTER else None,
+                re.compile(_TAIL_AFTER[digest]) if digest in _TAIL_AFTER else None,
                 re.compile(_HEAD_AT[digest]) if digest in _HEAD_AT else None,
             )
         )

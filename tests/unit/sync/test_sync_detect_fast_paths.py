@@ -140,7 +140,7 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
         for key in ("token", "api_key", "AUTH_TOKEN", "password ", "my_secret_access", "x.Password")
         for op in (" = ", ": ", " => ", " ||= ", ' = "', "? ", ", '", ":=", "=\n")
         for value in values
-        for end in ("", '"', " ;", "\\n", ")")
+        for end in ("", '"', " ;", ";", "\\n", "\\r", "`", "'", ")", "[0]", "=", "===")
     ]
     shapes += [f"{v} = token_value" for v in values] + ["if token_count > 83:", "token a.b.c.d.e.f"]
     # Blanks, quotes and `=` where the operator and the value meet; a continuation of 20.
