@@ -84,7 +84,8 @@ class GitleaksRule:
     #: `test_` and `live_`) when they are plain: a line must hold one (in lower case).
     family: tuple[str, ...] = ()
     #: Literal characters, in their case, every match starts with (`SK` for `twilio-api-key`,
-    #: whose key word `sk` stands in every `task`): no match where the text lacks them.
+    #: whose key word `sk` stands in every `task`): no match where the text lacks them. (In
+    #: ASCII text a rule with a `head` is tried at its key words instead.)
     case_probe: str = ""
     #: `keywords` as a set.
     keyword_set: frozenset[str] = frozenset()
@@ -351,7 +352,8 @@ class GitleaksRules:
             for r in free_rules
             if (
                 any(r.head.match(text, at) for w in r.keywords for at in at_word.get(w, ()))
-                if r.head is not None
+                # In ASCII only: ignoring case, re2 reads `K` (Kelvin) as `k`, `ſ` as `s`.
+                if r.head is not None and ascii
                 else not r.case_probe or r.case_probe in text
             )
         )

@@ -12,15 +12,10 @@ from typing import Any
 
 import re2
 
-__all__ = ["found", "found_in_text", "runs"]
+__all__ = ["found", "found_in_text"]
 
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 _NO_SPAN = (-1, -1)
-
-
-def _native(pattern: Any) -> Any:
-    regexp = getattr(pattern, "_regexp", None)
-    return None if regexp is None or _UNANCHORED is None else regexp.Match
 
 
 def found(pattern: Any, data: bytes, pos: int = 0, endpos: int | None = None) -> bool:
@@ -41,22 +36,3 @@ def found_in_text(pattern: Any, text: str) -> bool:
     if _UNANCHORED is not None:
         return found(pattern, text.encode("utf-8"))
     return pattern.search(text) is not None  # pragma: no cover - another version of the wrapper
-
-
-def runs(pattern: Any, data: bytes) -> set[bytes]:
-    """Each distinct non-empty match of `pattern` (compiled on bytes) in `data`."""
-    match = _native(pattern)
-    if match is None:  # pragma: no cover - another version of the wrapper
-        return {m.group() for m in pattern.finditer(data) if m.end() > m.start()}
-    out: set[bytes] = set()
-    pos, end = 0, len(data)
-    while pos < end:
-        a, b = match(_UNANCHORED, data, pos, end)[0]
-        if a < 0:
-            break
-        if b > a:
-            out.add(data[a:b])
-            pos = b
-        else:
-            pos = b + 1
-    return out

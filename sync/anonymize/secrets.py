@@ -221,10 +221,6 @@ class SecretScanner:
     def _plan(self, text: str) -> Plan:
         lower = lower_keeping_offsets(text)
         hits = self._literal_hits(lower)
-        if "<secret:" in lower:
-            # A redacted text: the words of its placeholders (`SECRET`, a kind's `password`)
-            # would call on rules whose matches there stand inside them, and are dropped.
-            hits = _outside_placeholders(lower, hits)
         if not hits and self.gitleaks is None:
             # Most short texts: no token rule can start, no keyword rule has an anchor, and no
             # key word calls detect-secrets (a quoted or provider line still may).
@@ -378,17 +374,6 @@ class SecretScanner:
         if len(self._clean_alone) >= _CLEAN_KEPT:
             self._clean_alone.clear()
         self._clean_alone.add((text, self._decoding))
-
-
-_PLACEHOLDER_LOWER = re.compile(r"<secret:[a-z0-9_]+:[0-9a-f]{8}>")
-
-
-def _outside_placeholders(lower: str, hits: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The literals of `hits` that do not start inside one of our placeholders."""
-    inside = [m.span() for m in _PLACEHOLDER_LOWER.finditer(lower)]
-    if not inside:
-        return hits
-    return [(w, at) for w, at in hits if not any(a <= at < b for a, b in inside)]
 
 
 def _lines_matched(

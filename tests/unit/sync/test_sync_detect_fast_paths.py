@@ -22,15 +22,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import re2
 
-from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, detect, secrets, tokens
+from sync.anonymize import Anonymizer, Identity, detect, tokens
 from sync.anonymize.context import _USER_KEY, has_user_name
 from sync.anonymize.detect import DetectSecrets, lower_keeping_offsets, provider_lines
 from sync.anonymize.gitleaks import GitleaksRules
 from sync.anonymize.identity import HINTS, IdentityScrubber
-from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts, _strings
-from sync.anonymize.re2_bytes import found, found_in_text, runs
+from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts
+from sync.anonymize.re2_bytes import found, found_in_text
 from sync.anonymize.secrets import NO_PLAN, SecretScanner
 from tests.secret_corpus.corpus import make_corpus, negative_lines
 from tests.synthetic_episodes import make_episode
@@ -63,11 +62,9 @@ def test_a_user_name_is_found_at_the_user_words_as_by_searching_everywhere(
 
 def test_re2_without_its_wrapper_finds_what_the_wrapper_finds(texts: list[str]) -> None:
     rules = GitleaksRules()
-    run = re2.compile(rb"[A-Za-z0-9+/_\-]{20,}")
     hits = 0
     for text in texts:
         data = text.encode("utf-8", "surrogatepass")
-        assert runs(run, data) == {m.group() for m in run.finditer(data)}
         for rule in rules.rules:
             expected = rule.pattern_bytes.search(data) is not None
             assert found(rule.pattern_bytes, data) is expected
@@ -158,23 +155,28 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
     for before in ("", " ", "(", "x", "_", "\n", "Bearer "):
         shapes += [f"{before}{jwt}", f"{before}{vault} ", f"{before}SK{'0a1B' * 8}"]
     shapes += ["the key they keep", "items.append(x)", "task_SK0a1b", "hvs." + "A" * 95]
-    kept = 0
+    # Outside ASCII, ignoring case, re2 reads the Kelvin sign as `k` and the long s as `s`.
+    shapes += [f"é token {vault[:12]}{c}{vault[13:]} done" for c in ("\u212a", "\u017f", "k")]
+    shapes += [f"é {jwt}", "é api_key = Xk29fQ7bLm4Np8Q\u212a"]
+    kept = non_ascii = 0
     for text in [*texts, *shapes, *("\n".join(_episode_texts(e)) for e in episodes)]:
-        if not text.isascii():
-            continue
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:
+            continue  # a lone surrogate: re2 reads what `_encodable` makes of it
         lower, hits = scanner.literal_pass(text)
-        data = text.encode()
         expected = []
         for rule in rules.rules:
             if rule.keywords and not any(w in lower for w in rule.keywords):
                 continue
+            # On str outside ASCII: the expression is then searched on the line's text.
             if not rule.line_bound:
-                hit = rule.pattern_bytes.search(data) is not None
+                hit = rule.pattern.search(text) is not None
             else:
                 hit = any(
                     any(w in lower[a:b] for w in rule.keywords)
                     and (not rule.family or any(w in lower[a:b] for w in rule.family))
-                    and rule.pattern_bytes.search(data, a, b) is not None
+                    and rule.pattern.search(text[a:b]) is not None
                     for a, b in _line_spans(text)
                 )
             if hit:
@@ -183,7 +185,8 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
         assert sorted(r.id for r in planned) == sorted(expected), text[:80]
         assert planned == rules.plan(text, hits, data)
         kept += bool(planned)
-    assert kept > 100
+        non_ascii += bool(planned) and not text.isascii()
+    assert kept > 100 and non_ascii >= 4
 
 
 def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_the_rule(
@@ -205,33 +208,6 @@ def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_th
                 line in text for line in (*plan.keyword_lines, *plan.gitleaks_lines)
             )
     assert gated > 100
-
-
-def test_a_redacted_text_is_planned_without_the_words_of_its_placeholders(
-    texts: list[str], episodes: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    anonymizer = Anonymizer(b"k" * 32)
-    redacted = [
-        t
-        for e in episodes
-        for t in _strings(anonymizer.project(e, WorkspacePolicy(Level.FULL)).episode)
-        if "<SECRET:" in t
-    ]
-    assert len(redacted) > 100
-    # The corpus' secrets beside placeholders, on their lines and on lines of their own.
-    for i, text in enumerate(texts):
-        placeholder = ("<SECRET:password:7ed173c5>", "<SECRET:aws_secret_key:0e1199d5>")[i % 2]
-        redacted += [f"{placeholder} {text}", f"{text}\nsecret: {placeholder}"]
-    scanner = SecretScanner(detect_secrets=DetectSecrets())
-    with monkeypatch.context() as m:
-        m.setattr(secrets, "_outside_placeholders", lambda lower, hits: hits)
-        every_word = SecretScanner(detect_secrets=DetectSecrets())
-        expected = [(every_word.plan(t).empty, every_word.find(t, "x.py")) for t in redacted]
-    assert sum(bool(findings) for _, findings in expected) > 300
-    for text, (empty, findings) in zip(redacted, expected, strict=True):
-        assert scanner.find(text, "x.py") == findings, text
-        if empty:
-            assert scanner.plan(text).empty, text
 
 
 def test_a_text_surely_clean_is_one_the_second_scans_scanner_finds_nothing_in(
