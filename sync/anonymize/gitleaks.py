@@ -282,7 +282,7 @@ class GitleaksRules:
         caller knows already may be given: `present`, the literals of `hits`, which then are
         looked for with `family_words` too, and `lower`, `text` lower-cased keeping offsets.
         `matched_lines`, when given, receives each line on which a rule searched line by line
-        matches (every one of them is then searched, not only up to the first)."""
+        matches."""
         families_known = present is not None
         if present is None:
             present = {word for word, _ in hits}
@@ -337,16 +337,13 @@ class GitleaksRules:
                 assert lower is not None
                 low = lower
                 spans = {(a, b) for a, b in spans if any(w in low[a:b] for w in family)}
-            if matched_lines is None:
-                if any(_search_line(rule, text, blob, a, b, ascii) for a, b in spans):
-                    kept.append(rule)
-                continue
             matched = [
                 (a, b) for a, b in sorted(spans) if _search_line(rule, text, blob, a, b, ascii)
             ]
             if matched:
                 kept.append(rule)
-                matched_lines.extend(as_given[a:b] for a, b in matched)
+                if matched_lines is not None:
+                    matched_lines.extend(as_given[a:b] for a, b in matched)
         free = tuple(
             r.id
             for r in free_rules
