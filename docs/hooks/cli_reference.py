@@ -10,10 +10,10 @@ Python 3.2, and the docs' test fails loudly if they move.
 from __future__ import annotations
 
 import argparse
-import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Command", "cli_markdown", "commands", "full_parser", "subcommands"]
 
@@ -78,7 +78,9 @@ def _anchor(path: tuple[str, ...]) -> str:
 
 
 def _formatter(parser: argparse.ArgumentParser) -> argparse.HelpFormatter:
-    return functools.partial(parser.formatter_class, width=WIDTH)(prog=parser.prog)
+    # typeshed's protocol for formatter classes names `prog` alone; every argparse one takes width
+    formatter_class: Any = parser.formatter_class
+    return formatter_class(prog=parser.prog, width=WIDTH)
 
 
 def _usage(parser: argparse.ArgumentParser) -> str:
@@ -108,7 +110,7 @@ def _section(command: Command) -> str:
     parser = command.parser
     title = " ".join(("capture", *command.path))
     level = "#" * min(2 + max(len(command.path) - 1, 0), 4)
-    lines = [f'{level} `{title}` {{ #{_anchor(command.path)} }}', ""]
+    lines = [f"{level} `{title}` {{ #{_anchor(command.path)} }}", ""]
     if command.summary:
         lines += [_escaped(command.summary[0].upper() + command.summary[1:]), ""]
     lines += ["```text", _usage(parser), "```", ""]
@@ -121,6 +123,8 @@ def _section(command: Command) -> str:
     ]
     if arguments:
         lines += [_argument(parser, action) for action in arguments] + [""]
+    if parser.epilog:
+        lines += [_escaped(parser.epilog), ""]
     if sub is not None:
         helps = {action.dest: action.help or "" for action in sub._choices_actions}
         lines.append("Commands:")
