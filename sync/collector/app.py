@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from capture import __version__
 from capture.connection import sqlite3
 from sync.collector import wire
+from sync.collector.backend import Storage
 from sync.collector.errors import ApiError
 from sync.collector.export import iso, jsonl_chunks, parquet_available, parquet_chunks
 from sync.collector.ingest import (
@@ -41,7 +42,6 @@ from sync.collector.ingest import (
 from sync.collector.limits import Limits, RateLimiter
 from sync.collector.report import aggregate
 from sync.collector.report_html import render_html
-from sync.collector.storage import Storage
 from sync.collector.tokens import TokenRecord, authorize, bearer_token, digest, live_token
 from sync.collector.validation import compile_schema, field_path
 
