@@ -12,15 +12,14 @@ import asyncio
 import logging
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from capture.config import Config
 from capture.recording.observer import ObserveReport, observe_due
 from capture.store.database import Store
-from server.feature import Feature
-
-if TYPE_CHECKING:
-    from server.app import CaptureServer
+from server.feature import Context, Feature
+from server.proposals import Proposals
+from server.watcher import DiskWatcher
 
 __all__ = ["Checkpoints"]
 
@@ -37,10 +36,10 @@ STARTUP_GRACE = 1.0
 
 
 class Checkpoints(Feature):
-    server: CaptureServer
-
-    def __init__(self, server: CaptureServer) -> None:
-        super().__init__(server)
+    def __init__(self, context: Context, proposals: Proposals, watcher: DiskWatcher) -> None:
+        super().__init__(context)
+        self.proposals = proposals
+        self.watcher = watcher
         self._handle: asyncio.TimerHandle | None = None
         self._armed_for = float("inf")
         self._running = False
@@ -49,14 +48,20 @@ class Checkpoints(Feature):
         self.observed = 0
         self.settled = 0
 
-    def start(self) -> None:
+    def initialized(self) -> None:
         self._not_before = time.time() + STARTUP_GRACE
         self.schedule(self._not_before)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {"checkpointsObserved": self.observed}
+
+    def checkpoint_due(self, due_at: float) -> None:
+        self.schedule(due_at)
 
     def schedule(self, due_at: float) -> None:
         """Make sure the timer fires by ``due_at``."""
@@ -71,22 +76,22 @@ class Checkpoints(Feature):
         if self._handle is not None:
             self._handle.cancel()
         self._armed_for = due_at
-        self._handle = self.server.loop.call_later(max(due_at - time.time(), 0.0), self._fire)
+        self._handle = self.context.loop.call_later(max(due_at - time.time(), 0.0), self._fire)
 
     def _fire(self) -> None:
         self._handle = None
-        if self.server.watcher.settling and time.time() < self._armed_for + MAX_SETTLE:
-            self._handle = self.server.loop.call_later(0.05, self._fire)
+        if self.watcher.settling and time.time() < self._armed_for + MAX_SETTLE:
+            self._handle = self.context.loop.call_later(0.05, self._fire)
             return
         self._armed_for = float("inf")
         self._running = True
         now = time.time()
-        proposals = self.server.proposals
+        proposals = self.proposals
         tracked = set(proposals.live)
         futures = proposals.observe_open_documents(now)
         futures.append(
-            self.server.writer.submit(
-                partial(_observe_disk, self.server.config, now), "checkpoints"
+            self.context.writer.submit(
+                partial(_observe_disk, self.context.config, now), "checkpoints"
             )
         )
         gathered = asyncio.gather(*futures, return_exceptions=True)
@@ -113,8 +118,8 @@ class Checkpoints(Feature):
                     report.checkpoints,
                     len(report.settled),
                 )
-        self.server.proposals.checkpoints_observed(now, tracked)
-        in_memory = self.server.proposals.next_due()
+        self.proposals.checkpoints_observed(now, tracked)
+        in_memory = self.proposals.next_due()
         if in_memory is not None:
             candidates.append(in_memory)
         # Something due at once again (recorded meanwhile) waits a moment, not a busy loop.

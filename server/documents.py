@@ -4,56 +4,35 @@
 reads the decoded JSON directly (no model objects), applies each change to the document's
 :class:`~server.buffer.TextBuffer` and moves the document's tracked regions through it.
 Keystrokes in documents without a live proposal are not recorded; in the others, each
-change message is appended to the event log as received.
+change message is appended to the event log as received (by the proposals feature, which hears
+of every open, change, save and close as an event: this one knows no other feature).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import deque
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pygls.uris import to_fs_path
 
-from capture.edits.region_index import RegionIndex
 from capture.edits.regions import Edit
 from capture.edits.textdiff import diff_edits
 from server.buffer import TextBuffer
-from server.feature import Feature, NotificationHandler
+from server.document import Document
+from server.feature import Context, Feature, NotificationHandler
+from server.params import ParamsError
 from server.surrogates import has_surrogates
 
-if TYPE_CHECKING:
-    import asyncio
-
-__all__ = ["Document", "Documents"]
+__all__ = ["BadParams", "Documents"]
 
 log = logging.getLogger(__name__)
 
 #: Multi-line replacements at least this long are diffed before regions move through them.
 REFINE_AT = 16
-#: How many recent changes remember which proposals they touched (for capture/undo).
-RECENT_CHANGES = 64
 
 
-@dataclass(eq=False, slots=True)
-class Document:
-    uri: str
-    fs_path: str | None  # from the URI, unresolved; None for untitled buffers
-    version: int | None
-    buffer: TextBuffer
-    regions: RegionIndex[int] = field(default_factory=RegionIndex)
-    file: str | None = None  # resolved absolute path, once the writer thread looked it up
-    recent: deque[tuple[int | None, tuple[Any, ...]]] = field(
-        default_factory=lambda: deque(maxlen=RECENT_CHANGES)
-    )
-    dirty: bool = False  # regions moved since the store last saw them
-    persist_handle: asyncio.TimerHandle | None = None
-    changes: int = 0
-
-
-class BadParams(ValueError):
+class BadParams(ParamsError):
     """A text synchronization message whose fields do not have the LSP's types."""
 
 
@@ -109,8 +88,9 @@ def _text_document(params: Any) -> dict[str, Any]:
 class Documents(Feature):
     """Open documents by URI (and by resolved file path once known)."""
 
-    def __init__(self, server: Any) -> None:
-        super().__init__(server)
+    def __init__(self, context: Context) -> None:
+        super().__init__(context)
+        self.events = context.events
         self.by_uri: dict[str, Document] = {}
         self.by_file: dict[str, Document] = {}
         self.changes = 0
@@ -140,7 +120,7 @@ class Documents(Feature):
         fs_path = to_fs_path(uri) if uri.startswith("file:") else None
         doc = Document(uri, fs_path, version if type(version) is int else None, TextBuffer(text))
         self.by_uri[uri] = doc
-        self.server.proposals.document_opened(doc)
+        self.events.document_opened(doc)
 
     def did_change(self, params: Any, raw: bytes) -> None:
         item = _text_document(params)
@@ -151,7 +131,7 @@ class Documents(Feature):
         changes = _validate_changes(params.get("contentChanges"))
         buffer = doc.buffer
         regions = doc.regions
-        encoding = self.server.encoding
+        encoding = self.context.encoding
         touched: list[int] = []
         for rng, text in changes:
             if rng is None:
@@ -179,7 +159,7 @@ class Documents(Feature):
         doc.changes += 1
         self.changes += 1
         if len(regions):
-            self.server.proposals.document_changed(doc, touched, raw)
+            self.events.document_changed(doc, touched, raw)
 
     def did_close(self, params: Any, raw: bytes) -> None:
         item = _text_document(params)
@@ -199,7 +179,7 @@ class Documents(Feature):
             log.warning("saved text differs from the mirror of %s; resynchronising", doc.uri)
             for edit in reversed(doc.buffer.replace(text)):
                 doc.regions.apply(edit)
-        self.server.proposals.document_saved(doc, time.time())
+        self.events.document_saved(doc, time.time())
 
     # ------------------------------------------------------------------ helpers
 
@@ -207,7 +187,7 @@ class Documents(Feature):
         del self.by_uri[doc.uri]
         if doc.file is not None and self.by_file.get(doc.file) is doc:
             del self.by_file[doc.file]
-        self.server.proposals.document_closed(doc)
+        self.events.document_closed(doc)
 
     def resolved(self, doc: Document, file: str) -> bool:
         """Record where ``doc`` lives on disk; False if it was closed meanwhile."""

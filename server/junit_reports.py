@@ -12,15 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from capture.files import find_workspace
 from capture.testruns.junit_files import DEFAULT_REPORT_GLOBS
 from capture.testruns.sources.junit_watcher import ReportWatcher
-from server.feature import Feature
-
-if TYPE_CHECKING:
-    from server.app import CaptureServer
+from server.feature import Context, Feature
 
 __all__ = ["ReportWatching", "workspace_roots"]
 
@@ -34,19 +31,20 @@ def workspace_roots(folders: list[str]) -> list[Path]:
 
 
 class ReportWatching(Feature):
-    server: CaptureServer
-
-    def __init__(self, server: CaptureServer) -> None:
-        super().__init__(server)
+    def __init__(self, context: Context) -> None:
+        super().__init__(context)
         self.watchers: list[ReportWatcher] = []
         self._threads: list[threading.Thread] = []
 
-    def start(self) -> None:
-        config = self.server.config
+    def diagnostics(self) -> dict[str, Any]:
+        return {"reportWatchers": len(self.watchers)}
+
+    def initialized(self) -> None:
+        config = self.context.config
         if not config.watch_reports:
             return
         globs = config.junit_reports or DEFAULT_REPORT_GLOBS
-        for root in workspace_roots(self.server.folders):
+        for root in workspace_roots(self.context.folders):
             watcher = ReportWatcher(root, config, globs, log=log.info)
             try:
                 watcher.start()
@@ -61,7 +59,7 @@ class ReportWatching(Feature):
             self._threads.append(thread)
             log.info("watching %s for JUnit reports (%s)", root, ", ".join(globs))
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         for watcher in self.watchers:
             watcher.stop()
         for thread in self._threads:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from server.documents import Document
+from server.document import Document
 from server.stored import StoredProposal
 
 __all__ = ["LiveProposal"]

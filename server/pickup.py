@@ -15,9 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from capture.store.database import Store
+from server.feature import Context, Feature
+from server.proposals import Proposals
 from server.stored import StoredProposal, load_live, max_proposal_rowid
 
-__all__ = ["Pickup"]
+__all__ = ["Pickup", "ProposalPickup"]
 
 log = logging.getLogger(__name__)
 
@@ -99,3 +101,24 @@ class Pickup:
             except RuntimeError:
                 return newest  # the loop is closed: the server is stopping
         return newest
+
+
+class ProposalPickup(Feature):
+    """The pickup thread as a feature: it runs from the loop's start (before ``initialize``, so
+    a restarted server resumes at once) to shutdown, handing what it reads to the proposals."""
+
+    def __init__(self, context: Context, proposals: Proposals) -> None:
+        super().__init__(context)
+        self.proposals = proposals
+        self.thread: Pickup | None = None
+
+    def serving(self) -> None:
+        proposals = self.proposals
+        self.thread = Pickup(
+            self.context.config.paths.db, self.context.loop, proposals.picked_up, proposals.known
+        )
+        self.thread.start()
+
+    async def stop(self) -> None:
+        if self.thread is not None:
+            await asyncio.to_thread(self.thread.stop)

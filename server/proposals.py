@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pygls.uris import to_fs_path
 
@@ -32,16 +32,14 @@ from capture.edits.hunks import locate
 from capture.edits.regions import Region
 from capture.edits.tracking import follow
 from capture.model import HunkInput, State
-from server.documents import Document
-from server.feature import Feature, NotificationHandler
+from server.document import Document
+from server.documents import Documents
+from server.feature import Context, Feature, NotificationHandler
 from server.live_proposal import LiveProposal
 from server.params import HunkParam, ParamsError, parse_decision, parse_proposal
 from server.proposal_jobs import decision_job, open_job, persist_job, record_job
 from server.stored import StoredProposal
 from server.surrogates import escape
-
-if TYPE_CHECKING:
-    from server.app import CaptureServer
 
 __all__ = ["Proposals"]
 
@@ -61,11 +59,17 @@ def _raw_text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-class Proposals(Feature):
-    server: CaptureServer
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
-    def __init__(self, server: CaptureServer) -> None:
-        super().__init__(server)
+
+class Proposals(Feature):
+    def __init__(self, context: Context, documents: Documents) -> None:
+        super().__init__(context)
+        self.documents = documents
+        self.writer = context.writer
+        self.events = context.events
         self.live: dict[str, LiveProposal] = {}  # recorded, by proposal id
         self.by_file: dict[str, dict[str, LiveProposal]] = {}
         self.by_key: dict[int, LiveProposal] = {}
@@ -79,9 +83,16 @@ class Proposals(Feature):
     def notifications(self) -> dict[str, NotificationHandler]:
         return {"capture/proposal": self.on_proposal, "capture/decision": self.on_decision}
 
+    async def stop(self) -> None:
+        # What the editor's buffers hold is written before the writer's last commit (its
+        # final flush waits for these jobs); a failure is the writer's to log.
+        for doc in list(self.documents.by_uri.values()):
+            if self.in_document(doc):
+                self.persist(doc).add_done_callback(_retrieved)
+
     @property
     def config(self) -> Config:
-        return self.server.config
+        return self.context.config
 
     # ------------------------------------------------------------------ adopting
 
@@ -105,9 +116,9 @@ class Proposals(Feature):
         self.live[live.proposal_id] = live
         self.by_file.setdefault(live.file, {})[live.proposal_id] = live
         self.known.add(live.proposal_id)
-        self.server.watcher.watch(live.file)
+        self.events.file_followed(live.file)
         if live.due:
-            self.server.checkpoints.schedule(live.due[0])
+            self.events.checkpoint_due(live.due[0])
 
     def _attach(
         self,
@@ -139,7 +150,7 @@ class Proposals(Feature):
         for item in stored:
             if item.proposal_id in self.live:
                 continue
-            doc = self.server.documents.by_file.get(item.file)
+            doc = self.documents.by_file.get(item.file)
             log.info(
                 "following proposal %s of %s (%s)",
                 item.proposal_id,
@@ -159,7 +170,7 @@ class Proposals(Feature):
                 del of_file[live.proposal_id]
                 if not of_file:
                     del self.by_file[live.file]
-                self.server.watcher.unwatch(live.file)
+                self.events.file_unfollowed(live.file)
 
     def _detach(self, live: LiveProposal) -> None:
         doc = live.doc
@@ -185,7 +196,7 @@ class Proposals(Feature):
     def document_opened(self, doc: Document) -> None:
         if doc.fs_path is None:
             return
-        future = self.server.writer.submit(partial(open_job, doc.fs_path), "open document")
+        future = self.writer.submit(partial(open_job, doc.fs_path), "open document")
         future.add_done_callback(partial(self._opened, doc))
 
     def _opened(
@@ -194,7 +205,7 @@ class Proposals(Feature):
         if future.exception() is not None:
             return
         file, stored = future.result()
-        if not self.server.documents.resolved(doc, file):
+        if not self.documents.resolved(doc, file):
             return
         for item in stored:
             self.adopt(item, doc)
@@ -205,7 +216,7 @@ class Proposals(Feature):
             by_key = self.by_key
             doc.recent.append((doc.version, tuple({by_key[k] for k in touched if k in by_key})))
         root = next((p.root for p in self.in_docs.get(doc, ()) if p.root is not None), None)
-        self.server.writer.event((time.time(), "edit", "lsp", root, _raw_text(raw)), droppable=True)
+        self.writer.event((time.time(), "edit", "lsp", root, _raw_text(raw)), droppable=True)
         self._moved(doc)
 
     def document_saved(self, doc: Document, now: float) -> None:
@@ -226,13 +237,13 @@ class Proposals(Feature):
     def _moved(self, doc: Document) -> None:
         doc.dirty = True
         if doc.persist_handle is None:
-            doc.persist_handle = self.server.loop.call_later(
+            doc.persist_handle = self.context.loop.call_later(
                 PERSIST_DELAY, self._persist_later, doc
             )
 
     def _persist_later(self, doc: Document) -> None:
         doc.persist_handle = None
-        if doc.dirty and self.server.documents.get(doc.uri) is doc:
+        if doc.dirty and self.documents.get(doc.uri) is doc:
             self.persist(doc)
 
     def persist(self, doc: Document, *, observe_at: float | None = None) -> asyncio.Future[Any]:
@@ -245,7 +256,7 @@ class Proposals(Feature):
         ]
         now = time.time() if observe_at is None else observe_at
         job = partial(persist_job, doc.buffer.text, spans, now, observe_at is not None)
-        return self.server.writer.submit(job, "persist regions")
+        return self.writer.submit(job, "persist regions")
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -292,9 +303,9 @@ class Proposals(Feature):
         fs_path = to_fs_path(p.uri) if p.uri.startswith("file:") else None
         if fs_path is None:
             raise ParamsError(f"capture/proposal needs a file: URI, not {p.uri[:100]!r}")
-        if self.server.refuse_outside(fs_path, "capture/proposal"):
+        if self.context.refuse_outside(fs_path, "capture/proposal"):
             return
-        doc = self.server.documents.get(p.uri)
+        doc = self.documents.get(p.uri)
         hunks = self._hunk_inputs(doc, p.hunks)
         text = None
         live = None
@@ -311,13 +322,13 @@ class Proposals(Feature):
             hunks,
             text,
             live,
-            list(self.server.folders),
-            not self.server.allow_outside,
+            list(self.context.folders),
+            not self.context.allow_outside,
             self.known,
             time.time(),
             _raw_text(raw),
         )
-        future = self.server.writer.submit(job, "capture/proposal")
+        future = self.writer.submit(job, "capture/proposal")
         future.add_done_callback(partial(self._recorded, live))
 
     def _hunk_inputs(self, doc: Document | None, hunks: Iterable[HunkParam]) -> list[HunkInput]:
@@ -327,7 +338,7 @@ class Proposals(Feature):
             if h.range is not None:
                 if doc is not None:
                     start = doc.buffer.position_to_offset(
-                        h.range.start_line, h.range.start_character, self.server.encoding
+                        h.range.start_line, h.range.start_character, self.context.encoding
                     )
                 else:
                     line = h.range.start_line + 1
@@ -346,7 +357,7 @@ class Proposals(Feature):
                 self._register(live)
             return
         for item in stored:
-            self.adopt(item, self.server.documents.by_file.get(item.file))
+            self.adopt(item, self.documents.by_file.get(item.file))
 
     # ------------------------------------------------------------------ capture/decision
 
@@ -354,7 +365,7 @@ class Proposals(Feature):
         d = parse_decision(params)
         shown = self.shown.pop(d.editor_id, None) if d.editor_id else None
         uri = d.uri or (shown.uri if shown else None)
-        doc = self.server.documents.get(uri)
+        doc = self.documents.get(uri)
         text = doc.buffer.text if doc is not None and d.accepted else None
         hints: list[int | None] = []
         ranges = d.ranges or (tuple(h.range for h in shown.hunks) if shown else ())
@@ -364,7 +375,7 @@ class Proposals(Feature):
             else:
                 hints.append(
                     doc.buffer.position_to_offset(
-                        rng.start_line, rng.start_character, self.server.encoding
+                        rng.start_line, rng.start_character, self.context.encoding
                     )
                 )
         live = None
@@ -388,5 +399,5 @@ class Proposals(Feature):
             time.time(),
             _raw_text(raw),
         )
-        future = self.server.writer.submit(job, "capture/decision")
+        future = self.writer.submit(job, "capture/decision")
         future.add_done_callback(partial(self._recorded, live))

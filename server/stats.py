@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from capture.model import Outcome
 from capture.store.database import Store
-from server.feature import CommandHandler, Feature
-
-if TYPE_CHECKING:
-    from server.app import CaptureServer
+from server.documents import Documents
+from server.feature import CommandHandler, Context, Feature
+from server.proposals import Proposals
+from server.watcher import DiskWatcher
 
 __all__ = ["STATS_COMMAND", "Stats"]
 
@@ -48,10 +49,19 @@ def _today(since: float, now: float, store: Store) -> dict[str, Any]:
 
 
 class Stats(Feature):
-    server: CaptureServer
-
-    def __init__(self, server: CaptureServer) -> None:
-        super().__init__(server)
+    def __init__(
+        self,
+        context: Context,
+        documents: Documents,
+        proposals: Proposals,
+        watcher: DiskWatcher,
+        diagnostics: Callable[[], dict[str, Any]],
+    ) -> None:
+        super().__init__(context)
+        self.documents = documents
+        self.proposals = proposals
+        self.watcher = watcher
+        self._server_figures = diagnostics
         self._query: asyncio.Future[dict[str, Any]] | None = None
 
     def commands(self) -> dict[str, CommandHandler]:
@@ -64,12 +74,12 @@ class Stats(Feature):
         # A status bar may ask faster than the store answers: requests arriving while a query
         # is queued share it, so a burst of them costs one query, not a backlog.
         if self._query is None or self._query.done():
-            self._query = self.server.writer.submit(partial(_today, since, now), "capture.stats")
+            self._query = self.context.writer.submit(partial(_today, since, now), "capture.stats")
         today = await asyncio.shield(self._query)
         outcomes = today["outcomes"]
         settled = sum(outcomes[o] for o in ("kept", "edited", "undone", "rejected", "lost"))
         passed, failed = today["runs"][1], today["runs"][2]
-        proposals = self.server.proposals
+        proposals = self.proposals
         return {
             "date": datetime.fromtimestamp(since).date().isoformat(),
             "proposals": sum(outcomes.values()),
@@ -80,10 +90,10 @@ class Stats(Feature):
                 "live": len(proposals.live),
                 "inEditor": sum(1 for p in proposals.live.values() if p.doc is not None),
                 "onDisk": sum(1 for p in proposals.live.values() if p.doc is None),
-                "openDocuments": len(self.server.documents.by_uri),
-                "watchedDirectories": len(self.server.watcher.directories),
+                "openDocuments": len(self.documents.by_uri),
+                "watchedDirectories": len(self.watcher.directories),
             },
-            "server": self.server.diagnostics(),
+            "server": self._server_figures(),
             "report": today["report"],
             "line": today["report"]["line"],
         }

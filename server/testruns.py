@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pygls.uris import to_fs_path
 
@@ -16,17 +16,12 @@ from server.feature import Feature, NotificationHandler
 from server.params import ParamsError, parse_test_run
 from server.workspaces import inside, resolve, workspace_root
 
-if TYPE_CHECKING:
-    from server.app import CaptureServer
-
 __all__ = ["TestRuns"]
 
 log = logging.getLogger(__name__)
 
 
 class TestRuns(Feature):
-    server: CaptureServer
-
     def notifications(self) -> dict[str, NotificationHandler]:
         return {"capture/testRun": self.on_test_run}
 
@@ -38,8 +33,8 @@ class TestRuns(Feature):
             workspace = to_fs_path(workspace) or None
             if workspace is None:
                 raise ParamsError("workspace is not a usable file: URI")
-        folders = list(self.server.folders)
-        if not self.server.allow_outside:
+        folders = list(self.context.folders)
+        if not self.context.allow_outside:
             # A run names its place; one outside the editor's folders would make up a workspace.
             if p.cwd is not None and not inside(p.cwd, folders):
                 raise ParamsError(f"cwd {p.cwd[:200]!r} is outside the workspace folders")
@@ -64,7 +59,7 @@ class TestRuns(Feature):
             failing_ids=list(p.failing_ids),
             dedupe_key=f"lsp:{p.run_id}" if p.run_id else None,
         )
-        self.server.writer.post(
+        self.context.writer.post(
             partial(_record, run, folders, now, raw.decode("utf-8", "replace")), "capture/testRun"
         )
 

@@ -10,28 +10,28 @@ from __future__ import annotations
 import json
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from capture.store.database import Store
-from server.feature import Feature, NotificationHandler
+from server.documents import Documents
+from server.feature import Context, Feature, NotificationHandler
 from server.live_proposal import LiveProposal
 from server.params import parse_undo
-
-if TYPE_CHECKING:
-    from server.app import CaptureServer
 
 __all__ = ["Undo"]
 
 
 class Undo(Feature):
-    server: CaptureServer
+    def __init__(self, context: Context, documents: Documents) -> None:
+        super().__init__(context)
+        self.documents = documents
 
     def notifications(self) -> dict[str, NotificationHandler]:
         return {"capture/undo": self.on_undo}
 
     def on_undo(self, params: Any, raw: bytes) -> None:
         p = parse_undo(params)
-        doc = self.server.documents.get(p.uri)
+        doc = self.documents.get(p.uri)
         touched: tuple[LiveProposal, ...] = ()
         if doc is not None:
             version = p.version if p.version is not None else doc.version
@@ -40,7 +40,7 @@ class Undo(Feature):
                     touched = lives
                     break
         payload = {"uri": p.uri, "version": p.version, "reason": p.reason}
-        self.server.writer.post(partial(_record, payload, touched, time.time()), "capture/undo")
+        self.context.writer.post(partial(_record, payload, touched, time.time()), "capture/undo")
 
 
 def _record(

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pygls.uris import to_fs_path
 from watchdog.events import (
     FileClosedNoWriteEvent,
     FileOpenedEvent,
@@ -29,12 +30,13 @@ from watchdog.observers import Observer
 from capture.files import read_text
 from capture.recording.observer import observe_file
 from capture.store.database import Store
-from server.feature import Feature
+from server.documents import Documents
+from server.feature import Context, Feature, NotificationHandler
+from server.params import ParamsError
+from server.proposals import Proposals
 
 if TYPE_CHECKING:
     from watchdog.observers.api import BaseObserver, ObservedWatch
-
-    from server.app import CaptureServer
 
 __all__ = ["DiskWatcher"]
 
@@ -61,10 +63,16 @@ class _Filter(FileSystemEventHandler):
 
 
 class DiskWatcher(Feature):
-    server: CaptureServer
-
-    def __init__(self, server: CaptureServer, debounce: float = DEBOUNCE) -> None:
-        super().__init__(server)
+    def __init__(
+        self,
+        context: Context,
+        documents: Documents,
+        proposals: Proposals,
+        debounce: float = DEBOUNCE,
+    ) -> None:
+        super().__init__(context)
+        self.documents = documents
+        self.proposals = proposals
         self._debounce = debounce
         self._files: set[str] = set()
         self._counts: dict[str, int] = {}
@@ -73,6 +81,18 @@ class DiskWatcher(Feature):
         self._observer: BaseObserver | None = None
         self.events = 0
         self.reads = 0
+
+    def notifications(self) -> dict[str, NotificationHandler]:
+        return {"workspace/didChangeWatchedFiles": self.on_watched_files}
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {"diskEvents": self.events, "diskReads": self.reads}
+
+    def file_followed(self, file: str) -> None:
+        self.watch(file)
+
+    def file_unfollowed(self, file: str) -> None:
+        self.unwatch(file)
 
     @property
     def directories(self) -> list[str]:
@@ -113,7 +133,7 @@ class DiskWatcher(Feature):
             except (KeyError, OSError) as exc:
                 log.debug("unschedule %s: %s", directory, exc)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
@@ -130,7 +150,7 @@ class DiskWatcher(Feature):
         return self._observer
 
     def _from_thread(self, path: str) -> None:
-        loop = self.server.loop
+        loop = self.context.loop
         if not loop.is_closed():
             loop.call_soon_threadsafe(self._hit, path)
 
@@ -138,6 +158,16 @@ class DiskWatcher(Feature):
     def settling(self) -> bool:
         """A followed file changed and has not been quiet for the debounce delay yet."""
         return bool(self._timers)
+
+    def on_watched_files(self, params: Any, raw: bytes) -> None:
+        if not isinstance(params, dict) or not isinstance(params.get("changes"), list):
+            raise ParamsError("changes must be a list")
+        for change in params["changes"]:
+            uri = change.get("uri") if isinstance(change, dict) else None
+            if isinstance(uri, str) and uri.startswith("file:"):
+                path = to_fs_path(uri)
+                if path and path in self.proposals.by_file:
+                    self.changed(path)
 
     def changed(self, path: str) -> None:
         """The client says ``path`` changed on disk (``workspace/didChangeWatchedFiles``)."""
@@ -149,19 +179,22 @@ class DiskWatcher(Feature):
         timer = self._timers.pop(path, None)
         if timer is not None:
             timer.cancel()
-        self._timers[path] = self.server.loop.call_later(self._debounce, self._changed, path)
+        self._timers[path] = self.context.loop.call_later(self._debounce, self._changed, path)
 
     def _changed(self, path: str) -> None:
         self._timers.pop(path, None)
-        if path not in self._files or path in self.server.documents.by_file:
+        if path not in self._files or path in self.documents.by_file:
             return  # no longer followed, or the editor's buffer is the truth for it
         places = {
-            (p.workspace_id, p.path) for p in self.server.proposals.by_file.get(path, {}).values()
+            (p.workspace_id, p.path)
+            for p in self.proposals.by_file.get(path, {}).values()
+            # recorded, so both are known: only recorded proposals are followed on disk
+            if p.workspace_id is not None and p.path is not None
         }
         if not places:
             return
         self.reads += 1
-        self.server.writer.post(
+        self.context.writer.post(
             partial(_read_and_follow, path, sorted(places), time.time()), "disk change"
         )
 

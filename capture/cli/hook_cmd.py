@@ -242,8 +242,11 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
     from capture.hooks.agents import read_payload
 
     reading = read_payload(agent, payload, os.environ, event)
-    if reading.reply is not None:
-        sys.stdout.write(reading.reply + "\n")
+    # The event as the reader understood it (the payload names it when the command line
+    # does not); the same answer the queued path gives.
+    reply = reply_for(agent, reading.call.event, b"")
+    if reply is not None:
+        sys.stdout.write(reply + "\n")
         sys.stdout.flush()
     from capture.config import load_config
     from capture.hooks.ingest import ingest

@@ -35,14 +35,15 @@ def run(args: argparse.Namespace) -> int:
     address = _address(args.tcp) if args.tcp else None
     config = load_config()
     # Imported here: the other subcommands must not pay for pygls.
-    from server.app import CaptureServer, serve_stdio, serve_tcp
     from server.logs import setup_logging
+    from server.main import create_server
+    from server.transport import serve_stdio, serve_tcp
 
     listener = setup_logging(config.paths.log_dir, args.log_level)
     code = 1
     background = None
     try:
-        server = CaptureServer(config)
+        server = create_server(config)
         # Opt-in upload: a background thread when sync is enabled; nothing at all otherwise.
         from sync import sync_enabled
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from sync.collector.storage import ExportRow
+from sync.collector.backend import ExportRow
 
 __all__ = [
     "PARQUET_COLUMNS",

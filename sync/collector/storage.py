@@ -1,4 +1,7 @@
-"""Where the collector keeps episodes and tokens: the interface, and the choice by URL.
+"""Where the collector keeps episodes and tokens: the backend chosen by URL.
+
+The interface is in `sync.collector.backend` (re-exported here); each backend is imported only
+when its URL is opened, so a SQLite-only collector never loads psycopg.
 
 Two tables carry episodes. `revisions` is the ledger: one row per (team, episode id, revision)
 ever received, with the episode's JSON; its primary key is what makes an upload idempotent,
@@ -9,14 +12,9 @@ Both are written in one transaction per batch: a collector killed mid-batch leav
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from sync.collector.ingest import EpisodeRow
-from sync.collector.report import CurveRow, ReportRow
-from sync.collector.tokens import TokenRecord
+from sync.collector.backend import ExportRow, Storage, time_filter
 
 __all__ = [
     "ExportRow",
@@ -28,72 +26,8 @@ __all__ = [
 ]
 
 
-def time_filter(
-    since: float | None, until: float | None, column: str, placeholder: str
-) -> tuple[str, list[float]]:
-    """`AND column >= since AND column < until` (each part when given) and its parameters, in
-    the driver's placeholder style (`?` for sqlite3, `%s` for psycopg)."""
-    sql, params = "", []
-    if since is not None:
-        sql += f" AND {column} >= {placeholder}"
-        params.append(since)
-    if until is not None:
-        sql += f" AND {column} < {placeholder}"
-        params.append(until)
-    return sql, params
-
-
 class StorageUrlError(ValueError):
     pass
-
-
-@dataclass(frozen=True, slots=True)
-class ExportRow:
-    episode_id: str
-    revision: int
-    level: str
-    contributor: str | None
-    received_at: float
-    agent: str
-    model: str
-    started_at: float | None
-    body: str
-
-
-class Storage(Protocol):
-    kind: str
-
-    def migrate(self) -> int:
-        """Apply pending migrations; the number applied."""
-        ...
-
-    def ping(self) -> None: ...
-
-    def store(self, team: str, rows: Sequence[EpisodeRow]) -> set[tuple[str, int]]:
-        """Store rows unique by key; the keys that were new (the others were duplicates)."""
-        ...
-
-    def report_rows(
-        self, team: str, since: float | None, until: float | None
-    ) -> list[ReportRow]: ...
-
-    def curve_rows(self, team: str, since: float | None, until: float | None) -> list[CurveRow]:
-        """Per stored episode in the weeks asked, what the report cannot sum."""
-        ...
-
-    def export_rows(
-        self, team: str, since: float | None, until: float | None
-    ) -> Iterator[ExportRow]: ...
-
-    def add_token(self, record: TokenRecord) -> None: ...
-
-    def find_token(self, digest: str) -> TokenRecord | None: ...
-
-    def list_tokens(self, team: str | None = None) -> list[TokenRecord]: ...
-
-    def revoke_token(self, token_id: str, now: float) -> bool: ...
-
-    def close(self) -> None: ...
 
 
 def parse_db_url(url: str) -> tuple[str, str]:

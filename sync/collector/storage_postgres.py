@@ -19,6 +19,7 @@ import psycopg
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
+from sync.collector.backend import ExportRow, time_filter
 from sync.collector.ingest import (
     METRIC_FIELDS,
     METRIC_FIELDS_V1,
@@ -27,7 +28,6 @@ from sync.collector.ingest import (
     latest_per_episode,
 )
 from sync.collector.report import CurveRow, ReportRow, week_filter
-from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "PostgresStorage"]

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from capture.connection import connect, sqlite3
+from sync.collector.backend import ExportRow, time_filter
 from sync.collector.ingest import (
     METRIC_FIELDS,
     METRIC_FIELDS_V1,
@@ -22,7 +23,6 @@ from sync.collector.ingest import (
     latest_per_episode,
 )
 from sync.collector.report import CurveRow, ReportRow, week_filter
-from sync.collector.storage import ExportRow, time_filter
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "SqliteStorage"]

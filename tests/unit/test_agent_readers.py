@@ -7,6 +7,7 @@ from typing import Any
 
 from capture.hooks.agents import read_payload
 from capture.hooks.agents.facts import Command, Edit, Prompt, Stage, TurnEnd
+from capture.hooks.payloads import reply_for
 from capture.model import HunkInput
 
 
@@ -171,7 +172,7 @@ def test_cursor_older_attachment_and_edit_spellings() -> None:
     edit = only(read("cursor", payload), Edit)
     assert edit.hunks == [HunkInput("a", "b"), HunkInput("c", "")]
     prompt = read("cursor", {"hook_event_name": "beforeSubmitPrompt", "prompt": "p"})
-    assert prompt.reply == '{"continue": true}'
+    assert reply_for("cursor", prompt.call.event, b"") == '{"continue": true}'
 
 
 def test_codex_commands_and_notify() -> None:

@@ -25,7 +25,6 @@ from capture.hooks.agents.facts import (
     TurnEnd,
 )
 from capture.hooks.agents.fields import absolute, as_object, content_key, first_text, number
-from capture.hooks.payloads import PROMPT_REPLY
 from capture.model import HunkInput
 
 __all__ = ["AGENT", "read"]
@@ -170,7 +169,6 @@ def read(payload: dict[str, Any], env: Mapping[str, str], event: str | None = No
     tool = first_text(payload, "tool_name") or ""
     if name == "beforeSubmitPrompt":
         facts.append(Prompt(first_text(payload, "prompt")))
-        reading.reply = PROMPT_REPLY
     elif name == "afterFileEdit":
         facts.extend(_file_edit(call, payload, tab=False))
     elif name == "afterTabFileEdit":

@@ -215,13 +215,12 @@ Fact = Edit | Command | Prompt | TurnEnd | SessionStart | Resolved
 
 class Reading(_Plain):
     """What one payload says. problems: what could not be used, one line each (logged; the
-    payload is still kept as an event). reply: what to print on stdout, when the agent's
-    protocol asks for an answer."""
+    payload is still kept as an event). What the agent is answered, when its protocol asks
+    for an answer, is not the reader's: `capture.hooks.payloads.reply_for` says it."""
 
-    __slots__ = ("call", "facts", "problems", "reply")
+    __slots__ = ("call", "facts", "problems")
 
     def __init__(self, call: Call) -> None:
         self.call = call
         self.facts: list[Fact] = []
         self.problems: list[str] = []
-        self.reply: str | None = None
