@@ -14,15 +14,17 @@ __all__ = ["sync_enabled"]
 
 
 def sync_enabled(db_path: Path) -> bool:
-    """Is sync turned on in this store? (A plain read: no migration, no import of sync/.)"""
+    """Is sync turned on in this store? (A plain read that creates nothing; of sync/ it imports
+    only the settings rows, not the anonymizer.)"""
+    from sync.store import settings_rows
+
     if not db_path.exists():
         return False
     try:
         conn = connect(db_path, timeout=5)
         try:
-            row = conn.execute("SELECT enabled FROM sync_settings WHERE id = 1").fetchone()
+            return settings_rows.enabled(conn)
         finally:
             conn.close()
     except sqlite3.Error:
         return False  # no sync tables yet: never enabled
-    return bool(row and row[0])
