@@ -2,9 +2,9 @@
 
 Decisions are plain functions (which revision an episode gets, how long to back off, what a
 collector's answer means for each row); `Outbox` is the store access that applies them, over the
-rows `sync.store.outbox_rows` reads and writes. Each row
-is one revision of one episode, keyed for the collector by `<episode id>:<revision>`, so that a
-batch sent twice (the uploader was killed before it heard the answer) is stored once.
+rows `sync.store.outbox_rows` reads and writes. Each row is one revision of one episode, keyed
+for the collector by `<episode id>:<revision>`, so that a batch sent twice (the uploader was
+killed before it heard the answer) is stored once.
 """
 
 from __future__ import annotations
