@@ -1,9 +1,10 @@
 """The durable outbox: what is waiting to go, what went, what was set aside, and why.
 
 Decisions are plain functions (which revision an episode gets, how long to back off, what a
-collector's answer means for each row); `Outbox` is the store access that applies them. Each row
-is one revision of one episode, keyed for the collector by `<episode id>:<revision>`, so that a
-batch sent twice (the uploader was killed before it heard the answer) is stored once.
+collector's answer means for each row); `Outbox` is the store access that applies them, over the
+rows `sync.store.outbox_rows` reads and writes. Each row is one revision of one episode, keyed
+for the collector by `<episode id>:<revision>`, so that a batch sent twice (the uploader was
+killed before it heard the answer) is stored once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from capture.connection import sqlite3
+from sync.store import outbox_rows
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
@@ -189,39 +191,17 @@ def body_for(rows: Iterable[Row]) -> bytes:
 
 # -- store access --------------------------------------------------------------------------
 
-#: True for a `sync_outbox` row whose episode's workspace is opted in right now: sync on, the
-#: workspace not taken out by name, and its own opt-in or `--all` (see `sync.settings`).
-_COVERED = """EXISTS (SELECT 1 FROM sync_settings s WHERE s.id = 1 AND s.enabled = 1)
-AND EXISTS (SELECT 1 FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-  WHERE e.id = sync_outbox.episode_id AND (
-    EXISTS (SELECT 1 FROM sync_workspaces sw WHERE sw.root = w.root AND sw.opted_out_at IS NULL)
-    OR (NOT EXISTS (SELECT 1 FROM sync_workspaces sw WHERE sw.root = w.root)
-        AND EXISTS (SELECT 1 FROM sync_workspaces sw WHERE sw.root = '*'
-                    AND sw.opted_out_at IS NULL))))"""
-
-
-def _row(r: sqlite3.Row) -> Row:
-    return Row(r["id"], r["episode_id"], r["revision"], r["level"], r["payload"], r["attempts"])
-
 
 class Outbox:
+    """The outbox's rows on a connection (`sync.store.outbox_rows`), typed: what the uploader,
+    the refresh and `capture sync` read and write."""
+
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
     def latest(self, episode_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
         """(revision, content hash) of each episode's newest row."""
-        out: dict[str, tuple[int, str]] = {}
-        for i in range(0, len(episode_ids), 500):
-            chunk = episode_ids[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for r in self.conn.execute(
-                f"""SELECT episode_id, revision, content_hash FROM sync_outbox o
-                    WHERE episode_id IN ({marks}) AND revision = (SELECT max(revision)
-                    FROM sync_outbox WHERE episode_id = o.episode_id)""",
-                chunk,
-            ):
-                out[r[0]] = (int(r[1]), str(r[2]))
-        return out
+        return outbox_rows.latest(self.conn, episode_ids)
 
     def add(
         self,
@@ -236,40 +216,19 @@ class Outbox:
     ) -> None:
         """A new revision; an older one still waiting is superseded (only the newest goes)."""
         if revision > 1:
-            # `+state`: look rows up by episode (the unique index), not through the partial
-            # index of queued rows, which the planner would otherwise scan whole.
-            self.conn.execute(
-                """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
-                   AND +state = 'queued'""",
-                (episode_id,),
-            )
-        self.conn.execute(
-            """INSERT INTO sync_outbox (episode_id, revision, level, content_hash, payload, state,
-               last_error, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                episode_id,
-                revision,
-                level,
-                content_hash,
-                payload,
-                RowState.QUARANTINED if quarantine else RowState.QUEUED,
-                quarantine,
-                now,
-                now,
-            ),
+            outbox_rows.supersede_queued(self.conn, [episode_id])
+        state = RowState.QUARANTINED if quarantine else RowState.QUEUED
+        outbox_rows.insert(
+            self.conn,
+            [(episode_id, revision, level, content_hash, payload, state, quarantine, now, now)],
         )
 
     def add_all(self, rows: Sequence[NewRow], now: float) -> None:
         """`add` for many rows at once (each episode once): older queued revisions superseded,
         then the new rows inserted, each step one statement run over all of them."""
-        self.conn.executemany(
-            """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
-               AND +state = 'queued'""",
-            [(r.episode_id,) for r in rows if r.revision > 1],
-        )
-        self.conn.executemany(
-            """INSERT INTO sync_outbox (episode_id, revision, level, content_hash, payload, state,
-               last_error, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        outbox_rows.supersede_queued(self.conn, [r.episode_id for r in rows if r.revision > 1])
+        outbox_rows.insert(
+            self.conn,
             [
                 (
                     r.episode_id,
@@ -287,115 +246,47 @@ class Outbox:
         )
 
     def due(self, now: float, limit: int) -> list[Row]:
-        return [
-            _row(r)
-            for r in self.conn.execute(
-                """SELECT id, episode_id, revision, level, payload, attempts FROM sync_outbox
-                   WHERE state = 'queued' AND next_attempt_at <= ? ORDER BY id LIMIT ?""",
-                (now, limit),
-            )
-        ]
+        return [Row(*r) for r in outbox_rows.due(self.conn, now, limit)]
 
     def queued(self, episode_id: str | None = None) -> list[Row]:
-        sql = """SELECT id, episode_id, revision, level, payload, attempts FROM sync_outbox
-                 WHERE state = 'queued'"""
-        params: tuple[Any, ...] = ()
-        if episode_id is not None:
-            sql += " AND episode_id = ?"
-            params = (episode_id,)
-        return [_row(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+        return [Row(*r) for r in outbox_rows.queued(self.conn, episode_id)]
 
     def last_row(self, episode_id: str) -> sqlite3.Row | None:
-        return self.conn.execute(
-            "SELECT * FROM sync_outbox WHERE episode_id = ? ORDER BY revision DESC LIMIT 1",
-            (episode_id,),
-        ).fetchone()
+        return outbox_rows.last_row(self.conn, episode_id)
 
     def next_due_at(self) -> float | None:
-        row = self.conn.execute(
-            "SELECT min(next_attempt_at) FROM sync_outbox WHERE state = 'queued'"
-        ).fetchone()
-        return None if row is None or row[0] is None else float(row[0])
+        return outbox_rows.next_due_at(self.conn)
 
     def mark_sent(self, row_ids: Sequence[int], now: float) -> None:
-        self.conn.executemany(
-            """UPDATE sync_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1,
-               last_error = NULL WHERE id = ? AND state = 'queued'""",
-            [(now, i) for i in row_ids],
-        )
+        outbox_rows.mark_sent(self.conn, row_ids, now)
 
     def set_aside(self, updates: Sequence[tuple[int, str]]) -> None:
-        self.conn.executemany(
-            """UPDATE sync_outbox SET state = 'set_aside', attempts = attempts + 1,
-               last_error = ? WHERE id = ? AND state = 'queued'""",
-            [(error, i) for i, error in updates],
-        )
+        outbox_rows.set_aside(self.conn, updates)
 
     def failed(self, updates: Sequence[tuple[int, float, str]], max_attempts: int) -> int:
         """Rows whose try failed: (id, next attempt time, error). Those reaching the attempt
         limit are set aside; returns how many were."""
-        self.conn.executemany(
-            """UPDATE sync_outbox SET attempts = attempts + 1, next_attempt_at = ?,
-               last_error = ? WHERE id = ? AND state = 'queued'""",
-            [(at, error, i) for i, at, error in updates],
-        )
-        ids = [i for i, _, _ in updates]
-        marks = ",".join("?" * len(ids))
-        return int(
-            self.conn.execute(
-                f"""UPDATE sync_outbox SET state = 'set_aside',
-                    last_error = 'gave up after ' || attempts || ' attempts: ' || last_error
-                    WHERE id IN ({marks}) AND state = 'queued' AND attempts >= ?""",
-                (*ids, max_attempts),
-            ).rowcount
-            or 0
-        )
+        return outbox_rows.failed(self.conn, updates, max_attempts)
 
     def note_error(self, row_ids: Sequence[int], error: str) -> None:
         """The collector could not be reached: no attempt is counted against the rows."""
-        self.conn.executemany(
-            "UPDATE sync_outbox SET last_error = ? WHERE id = ? AND state = 'queued'",
-            [(error, i) for i in row_ids],
-        )
+        outbox_rows.note_error(self.conn, row_ids, error)
 
     def uncovered(self, row_ids: Sequence[int]) -> set[int]:
         """The queued rows among these whose workspace is not opted in any more (a read)."""
-        return self._uncovered("SELECT id FROM sync_outbox", "", row_ids)
+        return outbox_rows.uncovered(self.conn, row_ids)
 
     def withdraw_uncovered(self, row_ids: Sequence[int]) -> set[int]:
         """Drop the queued rows among these whose workspace is not opted in any more (sync was
         turned off, or the workspace taken out, after they were queued: by another process, or
         while this one was filling the outbox). Returns the ids dropped."""
-        return self._uncovered("DELETE FROM sync_outbox", " RETURNING id", row_ids)
-
-    def _uncovered(self, head: str, tail: str, row_ids: Sequence[int]) -> set[int]:
-        out: set[int] = set()
-        for i in range(0, len(row_ids), 500):
-            chunk = list(row_ids[i : i + 500])
-            marks = ",".join("?" * len(chunk))
-            sql = f"{head} WHERE id IN ({marks}) AND state = 'queued' AND NOT ({_COVERED}){tail}"
-            out.update(r[0] for r in self.conn.execute(sql, chunk))
-        return out
+        return outbox_rows.withdraw_uncovered(self.conn, row_ids)
 
     def retry_set_aside(self) -> int:
-        return int(
-            self.conn.execute(
-                """UPDATE sync_outbox SET state = 'queued', attempts = 0, next_attempt_at = 0
-                   WHERE state = 'set_aside' AND revision = (SELECT max(revision)
-                   FROM sync_outbox o WHERE o.episode_id = sync_outbox.episode_id)"""
-            ).rowcount
-            or 0
-        )
+        return outbox_rows.retry_set_aside(self.conn)
 
     def counts(self) -> dict[str, int]:
-        out = {s.value: 0 for s in RowState}
-        for state, n in self.conn.execute("SELECT state, count(*) FROM sync_outbox GROUP BY state"):
-            out[state] = int(n)
-        return out
+        return {s.value: 0 for s in RowState} | outbox_rows.counts(self.conn)
 
     def listed(self, state: RowState, limit: int = 20) -> list[sqlite3.Row]:
-        return self.conn.execute(
-            """SELECT episode_id, revision, attempts, last_error, created_at FROM sync_outbox
-               WHERE state = ? ORDER BY id DESC LIMIT ?""",
-            (state.value, limit),
-        ).fetchall()
+        return outbox_rows.listed(self.conn, state.value, limit)

@@ -1,13 +1,14 @@
 """Filling the outbox: settled episodes of opted-in workspaces, projected, as new revisions.
 
 A cheap fingerprint per episode (when it settled, how many checkpoints were observed and when
-last, how many proposals and test runs, plus the workspace's level and globs) says whether it may
-have changed since it was last projected; only those are loaded and anonymized again. It also
-covers what the outcome rules write after an episode settled without changing those counts: the
-proposals' and checkpoints' reasons, rules versions and lateness, and a test run that a second
-source saw (`seen_by`, `shell_exit_code`, its counts merged in). A new
-revision is queued only when the projection's content hash differs from the newest revision's,
-so a late check that changes nothing visible at the chosen level sends nothing.
+last, how many proposals and test runs, plus the workspace's level and globs; read by
+`sync.store.episode_rows`) says whether it may have changed since it was last projected; only
+those are loaded and anonymized again. It also covers what the outcome rules write after an
+episode settled without changing those counts: the proposals' and checkpoints' reasons, rules
+versions and lateness, and a test run that a second source saw (`seen_by`, `shell_exit_code`, its
+counts merged in). A new revision is queued only when the projection's content hash differs from
+the newest revision's, so a late check that changes nothing visible at the chosen level sends
+nothing.
 """
 
 from __future__ import annotations
@@ -24,34 +25,12 @@ from sync.anonymize.levels import Level
 from sync.anonymize.pipeline import Anonymizer, Projection, content_hash
 from sync.outbox import NewRow, Outbox, next_revision
 from sync.settings import OptIn, SyncSettings, load_settings
+from sync.store import episode_rows, outbox_rows
+from sync.store.schema import open_store
 
 __all__ = ["RefreshReport", "changed_episodes", "project", "project_chunk", "refresh"]
 
 CHUNK = 500
-
-_FINGERPRINTS = """
-SELECT e.id, w.root,
-  coalesce(e.settled_at, '') || '|' || coalesce(e.ended_at, '') || '|' || coalesce(e.model, '')
-  || '|' || length(coalesce(e.prompt, ''))
-  || '|' || (SELECT count(*) || ':' || coalesce(max(p.settled_at), '') || ':'
-             || coalesce(sum(length(p.outcome)), '') || ':' || coalesce(sum(length(p.reason)), '')
-             || ':' || coalesce(sum(p.rules_version), '')
-             FROM proposals p WHERE p.episode_id = e.id)
-  || '|' || (SELECT count(*) || ':' || coalesce(max(c.observed_at), '') || ':'
-             || coalesce(sum(length(c.reason)), '') || ':' || coalesce(sum(c.late_seconds), '')
-             FROM proposals p JOIN checkpoints c ON c.proposal_id = p.id
-             WHERE p.episode_id = e.id AND c.observed_at IS NOT NULL)
-  || '|' || (SELECT count(*) || ':' || coalesce(sum(length(t.seen_by)), '') || ':'
-             || coalesce(sum(t.shell_exit_code), '') || ':' || coalesce(sum(t.exit_code), '')
-             || ':' || coalesce(sum(t.passed), '') || ':' || coalesce(sum(t.failed), '')
-             || ':' || coalesce(sum(t.errors), '') || ':' || coalesce(sum(t.skipped), '')
-             FROM episode_test_runs l JOIN test_runs t ON t.id = l.test_run_id
-             WHERE l.episode_id = e.id) AS fingerprint,
-  s.fingerprint AS seen
-FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-LEFT JOIN sync_episodes s ON s.episode_id = e.id
-WHERE e.settled_at IS NOT NULL
-"""
 
 
 @dataclass(slots=True)
@@ -69,7 +48,7 @@ def changed_episodes(store: Store, settings: SyncSettings) -> list[tuple[str, Op
     """(episode id, its opt-in, fingerprint) of settled episodes in opted-in workspaces that
     were never projected, or may have changed since."""
     out = []
-    for episode_id, root, fingerprint, seen in store.conn.execute(_FINGERPRINTS):
+    for episode_id, root, fingerprint, seen in episode_rows.fingerprints(store.conn):
         opt_in = settings.opt_in_for(root)
         if opt_in is None:
             continue
@@ -165,7 +144,7 @@ _worker: dict[str, Any] = {}
 
 
 def _worker_init(db_path: str, salt: bytes, identity: Identity) -> None:
-    _worker["store"] = Store.open(Path(db_path))
+    _worker["store"] = open_store(Path(db_path))
     _worker["anonymizer"] = Anonymizer(salt, identity)
 
 
@@ -176,21 +155,6 @@ def _worker_project(
         (i, OptIn("", Level(level), include, exclude), "") for i, level, include, exclude in task
     ]
     return project_chunk(_worker["store"], _worker["anonymizer"], part)
-
-
-def _roots(store: Store, episode_ids: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for i in range(0, len(episode_ids), 500):
-        chunk = list(episode_ids[i : i + 500])
-        marks = ",".join("?" * len(chunk))
-        out.update(
-            store.conn.execute(
-                f"""SELECT e.id, w.root FROM episodes e JOIN workspaces w
-                    ON w.id = e.workspace_id WHERE e.id IN ({marks})""",
-                chunk,
-            ).fetchall()
-        )
-    return out
 
 
 def _write_chunk(
@@ -204,14 +168,14 @@ def _write_chunk(
     """One transaction per chunk; each kind of write is one statement over all its rows."""
     by_id = {episode_id: (opt_in, fingerprint) for episode_id, opt_in, fingerprint in part}
     seen: list[tuple[str, str, str, int]] = []
-    excluded: list[tuple[str]] = []
+    excluded: list[str] = []
     rows: list[NewRow] = []
     with store.transaction():
         # The settings again, inside the write: a `sync disable` or a new level or glob that
         # came while this chunk was projected holds (the transactions are serialized), and
         # what was projected under the old settings is not queued; the next refresh decides.
         current = load_settings(store.conn)
-        roots = _roots(store, [episode_id for episode_id, _, _, _ in projected])
+        roots = episode_rows.roots(store.conn, [episode_id for episode_id, _, _, _ in projected])
         latest = outbox.latest([episode_id for episode_id, _, _ in part])
         for episode_id, serialized, digest, quarantine_reasons in projected:
             opt_in, fingerprint = by_id[episode_id]
@@ -222,7 +186,7 @@ def _write_chunk(
             revision = latest.get(episode_id, (0, ""))[0]
             if serialized is None:
                 # Every file it touched is excluded now: what was waiting to go stays home.
-                excluded.append((episode_id,))
+                excluded.append(episode_id)
                 report.excluded += 1
             elif (new := next_revision(latest.get(episode_id), digest)) is None:
                 report.unchanged += 1
@@ -239,16 +203,6 @@ def _write_chunk(
                 else:
                     report.revised += 1
             seen.append((episode_id, fingerprint, digest, revision))
-        store.conn.executemany(
-            """INSERT INTO sync_episodes (episode_id, fingerprint, content_hash, revision)
-               VALUES (?, ?, ?, ?) ON CONFLICT (episode_id) DO UPDATE SET
-               fingerprint = excluded.fingerprint, content_hash = excluded.content_hash,
-               revision = excluded.revision""",
-            seen,
-        )
-        store.conn.executemany(
-            """UPDATE sync_outbox SET state = 'superseded' WHERE episode_id = ?
-               AND +state = 'queued'""",
-            excluded,
-        )
+        episode_rows.mark_projected(store.conn, seen)
+        outbox_rows.supersede_queued(store.conn, excluded)
         outbox.add_all(rows, now)

@@ -24,6 +24,7 @@ from sync.settings import (
     salt,
     upload_options,
 )
+from sync.store.schema import open_store
 from sync.uploader import DrainReport, Uploader
 
 __all__ = [
@@ -120,7 +121,7 @@ def sync_now(
 
     def drain() -> None:
         try:
-            with Store.open(store.path) as own:
+            with open_store(store.path) as own:
                 result["report"] = upload(
                     own,
                     config,
@@ -163,7 +164,7 @@ class BackgroundSync:
         self.thread.join(timeout)
 
     def _run(self) -> None:
-        store = Store.open(self.config.paths.db)
+        store = open_store(self.config.paths.db)
         anonymizer: Anonymizer | None = None
         try:
             while not self.stop_event.is_set():
@@ -190,7 +191,7 @@ class BackgroundSync:
 
 def start_background_sync(config: Config, interval: float = 60.0) -> BackgroundSync | None:
     """For `capture serve`: a background uploader when sync is enabled, else nothing at all."""
-    with Store.open(config.paths.db) as store:
+    with open_store(config.paths.db) as store:
         if not load_settings(store.conn).active:
             return None
     return BackgroundSync(config, interval).start()

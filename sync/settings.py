@@ -24,6 +24,8 @@ from capture.errors import ConfigError, InputError
 from sync.anonymize.identity import Identity
 from sync.anonymize.levels import Level, parse_level
 from sync.anonymize.pipeline import WorkspacePolicy
+from sync.store import settings_rows
+from sync.store.settings_rows import ALL
 
 __all__ = [
     "ALL",
@@ -43,9 +45,6 @@ __all__ = [
     "validate_url",
     "workspace_states",
 ]
-
-#: The `sync_workspaces` root that stands for every workspace (`--all`).
-ALL = "*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,26 +131,19 @@ def workspace_states(settings: SyncSettings, known: list[str]) -> list[Workspace
 
 
 def load_settings(conn: sqlite3.Connection) -> SyncSettings:
-    row = conn.execute("SELECT * FROM sync_settings WHERE id = 1").fetchone()
+    row = settings_rows.settings_row(conn)
     if row is None:
         return SyncSettings()
-    rows = conn.execute("SELECT * FROM sync_workspaces ORDER BY root").fetchall()
+    rows = settings_rows.workspace_rows(conn)
     opt_ins = tuple(
-        OptIn(
-            r["root"],
-            Level(r["level"]),
-            tuple(json.loads(r["include"])),
-            tuple(json.loads(r["exclude"])),
-        )
-        for r in rows
-        if r["opted_out_at"] is None
+        OptIn(r.root, Level(r.level), r.include, r.exclude) for r in rows if r.opted_out_at is None
     )
     return SyncSettings(
         enabled=bool(row["enabled"]),
         url=row["url"],
         token=row["token"],
         opt_ins=opt_ins,
-        opted_out=tuple(r["root"] for r in rows if r["opted_out_at"] is not None),
+        opted_out=tuple(r.root for r in rows if r.opted_out_at is not None),
         last_run_at=row["last_run_at"],
         last_success_at=row["last_success_at"],
         last_error=row["last_error"],
@@ -160,14 +152,10 @@ def load_settings(conn: sqlite3.Connection) -> SyncSettings:
 
 def salt(conn: sqlite3.Connection) -> bytes:
     """This machine's salt, created on first use. Concurrent first uses agree on one value."""
-    row = conn.execute("SELECT salt FROM sync_settings WHERE id = 1").fetchone()
-    if row is not None and row[0]:
-        return bytes(row[0])
-    conn.execute(
-        "UPDATE sync_settings SET salt = ? WHERE id = 1 AND salt IS NULL",
-        (secrets.token_bytes(32),),
-    )
-    return bytes(conn.execute("SELECT salt FROM sync_settings WHERE id = 1").fetchone()[0])
+    stored = settings_rows.stored_salt(conn)
+    if stored is not None:
+        return stored
+    return settings_rows.keep_salt(conn, secrets.token_bytes(32))
 
 
 def contributor_id(salt_value: bytes) -> str:
@@ -222,14 +210,8 @@ def enable(
     # What this root's own row holds is kept when not given again: `enable --all` run a second
     # time must not raise a metrics level back to the default, nor a workspace enabled again
     # after `disable --workspace` lose its --exclude globs.
-    row = conn.execute(
-        "SELECT level, include, exclude FROM sync_workspaces WHERE root = ?", (root,)
-    ).fetchone()
-    existing = (
-        OptIn(root, Level(row[0]), tuple(json.loads(row[1])), tuple(json.loads(row[2])))
-        if row is not None
-        else None
-    )
+    row = settings_rows.own_opt_in(conn, root)
+    existing = OptIn(root, Level(row.level), row.include, row.exclude) if row is not None else None
     new_level = chosen or (existing.level if existing else Level.REDACTED)
     new_include = (
         _globs(include) if include is not None else list(existing.include if existing else [])
@@ -242,19 +224,12 @@ def enable(
     if before is not None and before.key != after.key:
         # A lower level or a new glob holds from now on: what was queued under the old one is
         # dropped (and projected afresh by the next refresh), never sent.
-        _drop_queued(conn, *_scope(root))
-    conn.execute(
-        "UPDATE sync_settings SET enabled = 1, url = ?, token = ?, updated_at = ? WHERE id = 1",
-        (url, token, now),
-    )
+        settings_rows.drop_queued(conn, root)
+    settings_rows.turn_on(conn, url=url, token=token, now=now)
     # Enabling a workspace by name takes it out of the opted-out list; `--all` leaves that
     # list alone (what was taken out by name stays out).
-    conn.execute(
-        """INSERT INTO sync_workspaces (root, level, include, exclude, enabled_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET level = excluded.level,
-           include = excluded.include, exclude = excluded.exclude,
-           enabled_at = excluded.enabled_at, opted_out_at = NULL""",
-        (root, new_level.value, json.dumps(new_include), json.dumps(new_exclude), now),
+    settings_rows.opt_in(
+        conn, root=root, level=new_level.value, include=new_include, exclude=new_exclude, now=now
     )
     salt(conn)
     return load_settings(conn)
@@ -280,65 +255,24 @@ def disable(conn: sqlite3.Connection, *, now: float, root: str | None = None) ->
     current = load_settings(conn)
     if root is None or root == ALL:
         removed = tuple(o.root for o in current.opt_ins)
-        conn.execute("UPDATE sync_settings SET enabled = 0, updated_at = ? WHERE id = 1", (now,))
-        conn.execute("DELETE FROM sync_workspaces WHERE opted_out_at IS NULL")
-        scope, params = "SELECT episode_id FROM sync_outbox WHERE state = 'queued'", ()
+        settings_rows.turn_off(conn, now=now)
         was_in = current.enabled and bool(removed)
+        dropped = settings_rows.drop_queued(conn, None)
     else:
         covering = current.opt_in_for(root)
         was_in = current.enabled and covering is not None
         level = covering.level.value if covering is not None else Level.REDACTED.value
-        conn.execute(
-            """INSERT INTO sync_workspaces (root, level, enabled_at, opted_out_at)
-               VALUES (?, ?, ?, ?) ON CONFLICT (root) DO UPDATE SET
-               opted_out_at = excluded.opted_out_at""",
-            (root, level, now, now),
-        )
+        settings_rows.opt_out(conn, root=root, level=level, now=now)
         removed = (root,) if covering is not None and covering.root == root else ()
-        scope, params = _scope(root)
-    dropped = _drop_queued(conn, scope, params)
+        dropped = settings_rows.drop_queued(conn, root)
     return Disabled(dropped, was_in, removed)
-
-
-def _scope(root: str) -> tuple[str, tuple[Any, ...]]:
-    """SQL for the ids of the episodes an opt-in of `root` covers, and its parameters: a
-    workspace's own, or for ALL those of every workspace without a row of its own."""
-    if root == ALL:
-        return (
-            """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-               WHERE w.root NOT IN (SELECT root FROM sync_workspaces WHERE root != '*')""",
-            (),
-        )
-    return (
-        """SELECT e.id FROM episodes e JOIN workspaces w ON w.id = e.workspace_id
-           WHERE w.root = ?""",
-        (root,),
-    )
-
-
-def _drop_queued(conn: sqlite3.Connection, scope: str, params: tuple[Any, ...]) -> int:
-    """Drop the queued outbox rows of the episodes in `scope`, and what was last projected of
-    them (so that they are projected afresh if they are covered again)."""
-    conn.execute(f"DELETE FROM sync_episodes WHERE episode_id IN ({scope})", params)
-    return int(
-        conn.execute(
-            f"DELETE FROM sync_outbox WHERE state = 'queued' AND episode_id IN ({scope})", params
-        ).rowcount
-        or 0
-    )
 
 
 def record_run(conn: sqlite3.Connection, *, at: float, error: str | None, success: bool) -> None:
     if success:
-        conn.execute(
-            """UPDATE sync_settings SET last_run_at = ?, last_success_at = ?, last_error = NULL
-               WHERE id = 1""",
-            (at, at),
-        )
+        settings_rows.record_success(conn, at=at)
     else:
-        conn.execute(
-            "UPDATE sync_settings SET last_run_at = ?, last_error = ? WHERE id = 1", (at, error)
-        )
+        settings_rows.record_failure(conn, at=at, error=error)
 
 
 def local_identity(config_file: Path | None = None, env: dict[str, str] | None = None) -> Identity:

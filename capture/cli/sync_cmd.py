@@ -149,11 +149,12 @@ def _when(ts: float | None) -> str:
 def _status(ctx: Context, args: argparse.Namespace) -> int:
     from sync.outbox import Outbox, RowState
     from sync.settings import ALL, load_settings, workspace_states
+    from sync.store.episode_rows import workspace_roots
 
     settings = load_settings(ctx.store.conn)
     outbox = Outbox(ctx.store.conn)
     counts = outbox.counts()
-    known = [r[0] for r in ctx.store.conn.execute("SELECT root FROM workspaces")]
+    known = workspace_roots(ctx.store.conn)
     states = workspace_states(settings, known)
     report: dict[str, Any] = {
         "enabled": settings.enabled,
@@ -319,22 +320,18 @@ def _fresh_rows(
 
 
 def _why_not_queued(store: Any, settings: Any, episode_id: str) -> str:
-    row = store.conn.execute(
-        """SELECT e.settled_at, w.root FROM episodes e LEFT JOIN workspaces w
-           ON w.id = e.workspace_id WHERE e.id = ?""",
-        (episode_id,),
-    ).fetchone()
-    if row is None:
-        raise NotFoundError(f"no episode {episode_id}")
-    if settings.opt_in_for(row["root"]) is None:
+    from sync.outbox import Outbox
+    from sync.store.episode_rows import episode_place
+
+    try:
+        settled_at, root = episode_place(store.conn, episode_id)
+    except LookupError:
+        raise NotFoundError(f"no episode {episode_id}") from None
+    if settings.opt_in_for(root) is None:
         return f"{episode_id}: its workspace is not opted in; this is what would go"
-    if row["settled_at"] is None:
+    if settled_at is None:
         return f"{episode_id}: not settled yet (outcomes pending); this is what would go then"
-    last = store.conn.execute(
-        """SELECT state, revision, last_error FROM sync_outbox WHERE episode_id = ?
-           ORDER BY revision DESC LIMIT 1""",
-        (episode_id,),
-    ).fetchone()
+    last = Outbox(store.conn).last_row(episode_id)
     if last is None:
         return f"{episode_id}: every file it touched is excluded; nothing goes"
     state = last["state"]

@@ -5,9 +5,10 @@ Stdlib sqlite3 only (the hook path cannot afford heavier imports), connected thr
 `capture.store.schema`. Every write is a short `BEGIN IMMEDIATE` transaction: taking the write lock
 up front means a busy writer waits (busy timeout) instead of failing on a lock upgrade.
 
-`Store` opens the connection (migrating the schema when it is behind) and holds the event log
-and the deferred rollups; the rows of proposals, checkpoints and test runs are written by the
-mixins it inherits (`capture.store.proposal_rows`, `checkpoint_rows`, `run_rows`), on the
+`Store` opens the connection (migrating the schema when it is behind, and the tables of a
+package that opens it with its own migration set: `capture.store.migration_sets`) and holds the
+event log and the deferred rollups; the rows of proposals, checkpoints and test runs are written
+by the mixins it inherits (`capture.store.proposal_rows`, `checkpoint_rows`, `run_rows`), on the
 transaction, workspaces and episodes they share (`capture.store.row_groups`).
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 from capture.connection import connect, sqlite3
 from capture.errors import NotFoundError, StoreError
 from capture.store.checkpoint_rows import CheckpointRows
+from capture.store.migration_sets import MigrationSet, apply_migration_set
 from capture.store.proposal_rows import ProposalRows
 from capture.store.run_rows import RunRows
 from capture.store.schema import SCHEMA_VERSION, migrate, schema_version
@@ -60,9 +62,17 @@ class Store(ProposalRows, CheckpointRows, RunRows):
     # -- lifecycle -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path, *, cache_kib: int | None = None) -> Store:
+    def open(
+        cls,
+        path: Path,
+        *,
+        cache_kib: int | None = None,
+        migration_sets: Sequence[MigrationSet] = (),
+    ) -> Store:
         """The store at ``path``, migrated if behind. ``cache_kib`` bounds this connection's
-        page cache (the library's default is 2 MB) for a connection that lives all day."""
+        page cache (the library's default is 2 MB) for a connection that lives all day.
+        ``migration_sets``: the tables of the packages opening it (their migrations applied
+        after the core's)."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = _connect(path)
@@ -79,6 +89,8 @@ class Store(ProposalRows, CheckpointRows, RunRows):
                     f"{path} was written by a newer agent-capture (schema "
                     f"{schema_version(conn)} > {SCHEMA_VERSION}); upgrade agent-capture"
                 )
+            for migrations in migration_sets:
+                apply_migration_set(conn, migrations)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open {path}: {exc}") from exc
         except OSError as exc:

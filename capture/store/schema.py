@@ -1,8 +1,13 @@
-"""The database schema, created and upgraded by numbered migrations.
+"""The core's schema, created and upgraded by numbered migrations.
 
 sqlite-utils is imported only when a migration is pending: the hook path opens the store on every
 agent tool call and must not pay for that import. `PRAGMA user_version` mirrors the number of
 applied migrations, so "is the schema current?" is one cheap read.
+
+Tables another package owns are created by the migrations it registers with the store (see
+`capture.store.migration_sets`), not here. `MOVED_MIGRATIONS` names the ones released in this
+set before they had an owner: databases that applied them recorded them under this set, and
+they keep their place in the numbering of `PRAGMA user_version`.
 """
 
 from __future__ import annotations
@@ -14,9 +19,13 @@ from typing import Any
 
 from capture.connection import connect, sqlite3
 
-__all__ = ["SCHEMA_VERSION", "migrate"]
+__all__ = ["MIGRATION_SET", "MOVED_MIGRATIONS", "SCHEMA_VERSION", "migrate", "schema_version"]
 
 MIGRATION_SET = "capture"
+
+#: Released migrations of this set that now belong to another package's set: name -> owner.
+#: Their statements live with their owner, who recognises them as applied when recorded here.
+MOVED_MIGRATIONS: dict[str, str] = {"m005_sync": "sync", "m013_sync_opt_out": "sync"}
 
 
 def _report_statements() -> list[str]:
@@ -233,57 +242,6 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
     # Rollups for `capture report` (kept by triggers) and the indexes its raw queries use.
     ("m006_report", _report_statements),
     (
-        # Opt-in upload (sync/): settings, per-workspace opt-in, the durable outbox, and what was
-        # last projected for each episode (to send a new revision only when it changed).
-        "m005_sync",
-        [
-            """CREATE TABLE sync_settings (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                enabled INTEGER NOT NULL DEFAULT 0,
-                url TEXT,
-                token TEXT,
-                salt BLOB,
-                last_run_at REAL,
-                last_success_at REAL,
-                last_error TEXT,
-                updated_at REAL
-            )""",
-            "INSERT INTO sync_settings (id) VALUES (1)",
-            # root '*' holds the settings of `--all` (every workspace not listed on its own).
-            """CREATE TABLE sync_workspaces (
-                root TEXT PRIMARY KEY,
-                level TEXT NOT NULL,
-                include TEXT NOT NULL DEFAULT '[]',
-                exclude TEXT NOT NULL DEFAULT '[]',
-                enabled_at REAL NOT NULL
-            )""",
-            """CREATE TABLE sync_outbox (
-                id INTEGER PRIMARY KEY,
-                episode_id TEXT NOT NULL,
-                revision INTEGER NOT NULL,
-                level TEXT NOT NULL,
-                content_hash TEXT NOT NULL,
-                payload TEXT,
-                state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN
-                    ('queued', 'sent', 'set_aside', 'quarantined', 'superseded')),
-                attempts INTEGER NOT NULL DEFAULT 0,
-                next_attempt_at REAL NOT NULL DEFAULT 0,
-                last_error TEXT,
-                created_at REAL NOT NULL,
-                sent_at REAL,
-                UNIQUE (episode_id, revision)
-            )""",
-            # Rows by state in queue order: the next batch is the first due rows of `queued`.
-            "CREATE INDEX sync_outbox_state ON sync_outbox(state, id)",
-            """CREATE TABLE sync_episodes (
-                episode_id TEXT PRIMARY KEY,
-                fingerprint TEXT NOT NULL,
-                content_hash TEXT NOT NULL,
-                revision INTEGER NOT NULL
-            )""",
-        ],
-    ),
-    (
         # Outcomes that can be trusted (rules version 2): which rules decided a label, each
         # checkpoint's own reason and how late it was read, the file as the hook saw it, and a
         # test run seen by several sources kept as one.
@@ -366,15 +324,12 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             )""",
         ],
     ),
-    (
-        # A workspace taken out of sync by name (`sync disable --workspace W`) stays out, also
-        # under `--all`, until it is enabled again by name: a row with opted_out_at set.
-        "m013_sync_opt_out",
-        ["ALTER TABLE sync_workspaces ADD COLUMN opted_out_at REAL"],
-    ),
 ]
 
-SCHEMA_VERSION = len(_MIGRATIONS)
+# The moved migrations keep counting: a database stamped by the numbering from before they
+# moved (the core's and sync's together) is current exactly when it holds this number, and a
+# number past it still means a newer release.
+SCHEMA_VERSION = len(_MIGRATIONS) + len(MOVED_MIGRATIONS)
 
 
 def _statements_migration(
@@ -412,7 +367,8 @@ def migrate(db_path: Path) -> int:
             for name, statements in _MIGRATIONS:
                 migrations(name=name)(_statements_migration(statements))
             migrations.apply(db)
-            applied = len(migrations.applied(db))
+            recorded = {m.name for m in migrations.applied(db)}
+            applied = len(recorded - MOVED_MIGRATIONS.keys()) + len(MOVED_MIGRATIONS)
             db.execute(f"PRAGMA user_version={applied}")
             return applied
         finally:

@@ -10,6 +10,7 @@ from capture.store.late_signal_rows import late_signals, write_late_signals
 from capture.store.tier_rows import current_tiers, tier_history
 from capture.tiers.late_signals import LateSignals
 from capture.tiers.model import Tier
+from sync.store.schema import sync_tables
 
 DAY = 86400.0
 
@@ -77,7 +78,7 @@ def test_a_revert_turns_silver_into_debt_once_and_the_history_keeps_both(tmp_pat
 def test_the_privacy_layers_quarantine_is_read_from_the_sync_outbox(tmp_path: Path) -> None:
     store = store_with(tmp_path, ("e1", "p1", "applied", "kept"), ("e2", "p2", "applied", "kept"))
     with store.transaction() as conn:
-        conn.execute(
+        sync_tables(conn).execute(
             "INSERT INTO sync_outbox (episode_id, revision, level, content_hash, state, "
             "created_at) VALUES ('e1', 1, 'redacted', 'h', 'quarantined', 0)"
         )

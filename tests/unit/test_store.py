@@ -7,7 +7,7 @@ import pytest
 from capture.connection import sqlite3
 from capture.errors import StoreError
 from capture.store.database import Store
-from capture.store.schema import SCHEMA_VERSION
+from capture.store.schema import MOVED_MIGRATIONS, SCHEMA_VERSION
 
 
 def test_open_creates_schema_in_wal(tmp_path: Path) -> None:
@@ -21,7 +21,8 @@ def test_open_creates_schema_in_wal(tmp_path: Path) -> None:
     # Opening again applies nothing twice.
     again = Store.open(tmp_path / "d" / "capture.db")
     applied = again.conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0]
-    assert applied == SCHEMA_VERSION
+    # The moved migrations keep their place in the numbering; their owner applies them.
+    assert applied == SCHEMA_VERSION - len(MOVED_MIGRATIONS)
 
 
 def test_a_long_lived_connection_bounds_its_page_cache(tmp_path: Path) -> None:
