@@ -53,13 +53,8 @@ TIMESTAMP_PATTERN = (
 MAX_INT = 2**53
 MAX_REVISION = 2**31 - 1
 
-Time = Annotated[
-    str,
-    Meta(
-        pattern=TIMESTAMP_PATTERN,
-        description="UTC, ISO 8601 with milliseconds and Z (2026-05-28T20:26:40.123Z)",
-    ),
-]
+#: UTC, ISO 8601 with milliseconds and Z (2026-05-28T20:26:40.123Z), as the store writes it.
+Time = Annotated[str, Meta(pattern=TIMESTAMP_PATTERN)]
 Rate = Annotated[float, Meta(ge=0, le=1)]
 Count = Annotated[int, Meta(ge=0, le=MAX_INT)]
 #: A short word: an id, an agent's or a model's name, a vocabulary's word.
@@ -83,8 +78,8 @@ class Required(IntEnum):
     LOCAL = 1
     #: Also on every line of the canonical export, at every level.
     EXPORT = 2
-    #: Also in every upload the collector accepts.
-    WIRE = 3
+    #: Wherever the field appears, never null: the collector refuses an upload without it.
+    ALWAYS = 3
 
 
 def doc(

@@ -30,6 +30,7 @@ from capture.episode.fields import (
     doc,
 )
 from capture.episode.vocabulary import (
+    EXPORT_SCHEMA,
     HunkStatus,
     Level,
     Outcome,
@@ -67,7 +68,7 @@ __all__ = [
 ]
 
 E = Required.EXPORT
-W = Required.WIRE
+A = Required.ALWAYS
 
 
 class _Part(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -282,9 +283,9 @@ class TestsSummary(_Part):
 class Episode(_Part):
     """One agent turn: the proposals it made, the test runs linked to it, and its tier."""
 
-    schema: Annotated[SchemaName, doc("agent-capture/episode@1", Share.ID, required=W)]
+    schema: Annotated[SchemaName, doc("agent-capture/episode@1", Share.ID, required=A)]
     id: Annotated[
-        EpisodeId, doc("The episode's id (20 hex digits, time-ordered)", Share.ID, required=W)
+        EpisodeId, doc("The episode's id (20 hex digits, time-ordered)", Share.ID, required=A)
     ]
     agent: Annotated[Name, doc("The agent (claude-code, codex, aider, ...)", required=E)]
     model: Annotated[Name | None, doc("The model, when the agent said")]
@@ -296,7 +297,7 @@ class Episode(_Part):
     started_at: Annotated[Time, doc("Its first proposal's time", Share.TIME)]
     ended_at: Annotated[Time | None, doc("When the agent's turn ended", Share.TIME)]
     settled_at: Annotated[Time | None, doc("When every proposal had its final outcome", Share.TIME)]
-    proposals: Annotated[list[Proposal], doc("Its proposals, in order", Share.PARTS, required=W)]
+    proposals: Annotated[list[Proposal], doc("Its proposals, in order", Share.PARTS, required=A)]
     test_runs: Annotated[
         list[TestRun], doc("The runs linked to it, oldest first", Share.PARTS, required=E)
     ]
@@ -384,7 +385,11 @@ class ExportedProposal(_Part):
 class ExportedEpisode(_Part):
     """Added to an exported episode."""
 
-    export_schema: Annotated[str, doc("agent-capture/export-episode@1", Share.ID, required=E)]
+    export_schema: Annotated[
+        str,
+        msgspec.Meta(extra_json_schema={"const": EXPORT_SCHEMA}),
+        doc("agent-capture/export-episode@1", Share.ID, required=A),
+    ]
     split: Annotated[
         Split | None, doc("With --split: the episode's side, from a hash of its id", required=E)
     ]

@@ -42,8 +42,8 @@ def _episode_schema() -> dict[str, Any]:
         msgspec.json.schema(Episode),
         EPISODE_SCHEMA,
         "agent-capture: one episode",
-        "One episode as `capture episodes --json` prints it. Fields are only added within a "
-        "version.",
+        "One episode as `capture episodes --json` prints it. Times are UTC, ISO 8601 with "
+        "milliseconds and Z. Fields are only added within a version.",
     )
 
 
@@ -60,7 +60,8 @@ def _export_schema() -> dict[str, Any]:
         "agent-capture canonical export: one episode",
         "One line of episodes.jsonl: the episode JSON (agent-capture/episode@1) at the export's "
         "level, with its tiers, tier history, each hunk's context and the split. A field a level "
-        "leaves out is absent or null. Fields are only added within a version.",
+        "leaves out is absent or null. Times are UTC, ISO 8601 with milliseconds and Z. Fields "
+        "are only added within a version.",
     )
 
 

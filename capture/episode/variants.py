@@ -3,9 +3,10 @@ canonical export. Neither names a field of its own; both are the local parts wit
 
 - what anonymization adds (`SharedEpisode`, ...) after each part's own fields;
 - for the export, what the export adds (`ExportedEpisode`, `ExportedProposal`);
-- every field optional and nullable but those required there (`Required.WIRE`: the collector
-  refuses an upload without them; `Required.EXPORT`: every export line has them), because a
-  level may leave a field out and an older client never wrote a newer one;
+- every field optional and nullable but those required there (`Required.ALWAYS`: the
+  collector refuses an upload without them; `Required.EXPORT`: every export line has them,
+  maybe null), because a level may leave a field out and an older client never wrote a newer
+  one;
 - unknown fields allowed: a newer client's are stored, not refused;
 - on the wire, a vocabulary's word is a name (a newer client's tier is stored, not refused);
   the export keeps each vocabulary, as its lines are written by this release.
@@ -63,7 +64,7 @@ _EXPORTED: dict[type[msgspec.Struct], type[msgspec.Struct]] = {
     Episode: ExportedEpisode,
     Proposal: ExportedProposal,
 }
-_REQUIRED = {"wire": Required.WIRE, "export": Required.EXPORT}
+_REQUIRED = {"wire": Required.ALWAYS, "export": Required.EXPORT}
 
 
 def additions(part: type[msgspec.Struct], shape: Shape) -> tuple[type[msgspec.Struct], ...]:
@@ -109,7 +110,7 @@ def shaped(part: type[msgspec.Struct], shape: Shape) -> type[msgspec.Struct]:
             value = _reshape(mark.type, shape)
             if mark.required >= threshold:
                 # Required here; only what the collector requires may not be null.
-                nullable = mark.required < Required.WIRE
+                nullable = mark.required < Required.ALWAYS
                 annotation = value | None if nullable else value
                 fields.append((mark.name, Annotated[annotation, _mark_meta(mark)]))
             else:
