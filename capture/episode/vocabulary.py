@@ -23,6 +23,7 @@ __all__ = [
     "EXPORT_SCHEMA",
     "LEVELS",
     "RUN_SOURCES",
+    "SHARE_RULES",
     "SUPPORTED_SCHEMAS",
     "TIERS",
     "TIER_REASONS",
@@ -139,32 +140,42 @@ class Split(StrEnum):
 
 class Share(StrEnum):
     """How a field of the episode leaves the machine (`sync.anonymize`), per level. The
-    anonymizer reads its field lists from these marks."""
+    anonymizer reads its field lists from these marks; `SHARE_RULES` says each in words."""
 
-    #: As it is, at every level: an id, or the schema's name.
     ID = "id"
-    #: As it is, at every level (a copied string is read by the second secret scan).
     COPIED = "copied"
-    #: A time our own code wrote, as it is, at every level.
     TIME = "time"
-    #: A word of its vocabulary as it is at every level; any other value is dropped.
     VOCABULARY = "vocabulary"
-    #: Redacted and full: secrets replaced, identity scrubbed. Metrics: left out (or a count).
     TEXT = "text"
-    #: Full: as it is. Metrics and redacted: a keyed hash.
     HASHED = "hashed"
-    #: A keyed hash at every level.
     HASHED_ALWAYS = "hashed-always"
-    #: Metrics: every name hashed, extension kept. Redacted: directories hashed. Full: scrubbed.
     PATH = "path"
-    #: A flag (was there one) at every level; the commit itself at redacted and full, as text.
     COMMIT = "commit"
-    #: As it is; when the source named none, the command's first word if it is a test runner.
     RUNNER = "runner"
-    #: The rule table's reasons as they are at every level; any other reason as text.
     REASONS = "reasons"
-    #: A part of the episode: each of its fields by its own rule.
     PARTS = "parts"
-    #: Numbers and flags at every level, text at redacted and full (scrubbed): what a field
-    #: gets that no rule above names.
     BY_VALUE = "by-value"
+
+
+#: Each sharing rule in words (the reference page's legend).
+SHARE_RULES: dict[Share, str] = {
+    Share.ID: "as it is, at every level (an id, or the schema's name)",
+    Share.COPIED: "as it is, at every level (a string is read again by the second secret scan)",
+    Share.TIME: "a time our own code wrote, as it is, at every level",
+    Share.VOCABULARY: "a word of its vocabulary as it is, at every level; any other value dropped",
+    Share.TEXT: "redacted and full: secrets replaced, identity scrubbed; metrics: left out "
+    "(null, or a count beside it)",
+    Share.HASHED: "full: as it is; metrics and redacted: a keyed hash",
+    Share.HASHED_ALWAYS: "a keyed hash at every level",
+    Share.PATH: "metrics: every name hashed, extension kept; redacted: directories hashed; "
+    "full: scrubbed like text",
+    Share.COMMIT: "a flag (was there one) at every level; the commit itself at redacted and full, "
+    "scrubbed like text",
+    Share.RUNNER: "as it is; when the source named none, the command's first word if it names a "
+    "test runner",
+    Share.REASONS: "the tier rules' own reasons as they are, at every level; any other reason as "
+    "text",
+    Share.PARTS: "a part of the episode: each of its fields by its own rule",
+    Share.BY_VALUE: "numbers and flags at every level, text at redacted and full (scrubbed): "
+    "what a field gets until a rule above names it",
+}
