@@ -106,7 +106,6 @@ class FieldMark:
     share: Share
     required: Required
     flag: str | None
-    has_default: bool
 
 
 def _split_mark(annotation: Any) -> tuple[Any, Meta | None]:
@@ -136,8 +135,6 @@ def field_marks(part: type[msgspec.Struct]) -> tuple[FieldMark, ...]:
                 share=Share(extra["share"]),
                 required=Required(extra["required"]),
                 flag=extra.get("flag"),
-                has_default=f.default is not msgspec.NODEFAULT
-                or f.default_factory is not msgspec.NODEFAULT,
             )
         )
     return tuple(out)

@@ -31,6 +31,7 @@ from capture.episode.fields import (
     FieldMark,
     Name,
     Required,
+    doc,
     field_marks,
 )
 from capture.episode.model import (
@@ -76,10 +77,7 @@ def additions(part: type[msgspec.Struct], shape: Shape) -> tuple[type[msgspec.St
 
 
 def _mark_meta(mark: FieldMark) -> Meta:
-    extra: dict[str, Any] = {"share": mark.share, "required": mark.required}
-    if mark.flag is not None:
-        extra["flag"] = mark.flag
-    return Meta(description=mark.description, extra=extra)
+    return doc(mark.description, mark.share, required=mark.required, flag=mark.flag)
 
 
 def _reshape(annotation: Any, shape: Shape) -> Any:
