@@ -14,15 +14,16 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     2  testruns/       what a test run says, and which episodes it is evidence for
     2  config          config.toml and environment overrides
     2  tiers/          which quality tier a proposal and an episode earn, and why (pure)
-    3  store/          the SQLite store: schema, writes, rollups, the episode JSON
-    4  recording/      the world into the store: proposals, test runs, due checkpoints
-    5  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
-    6  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
-    7  importers/      backfilling history from agents' transcripts
-    7  report/         personal statistics
-    8  export/         training data: tiers into the formats trainers load
-    9  cli/            the `capture` command, a thin shell over all of the above
-   10  __main__        `python -m capture`
+    3  episode/        the episode contract: its parts, words and shapes, one typed definition
+    4  store/          the SQLite store: schema, writes, rollups, the episode JSON
+    5  recording/      the world into the store: proposals, test runs, due checkpoints
+    6  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
+    7  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
+    8  importers/      backfilling history from agents' transcripts
+    8  report/         personal statistics
+    9  export/         training data: tiers into the formats trainers load
+   10  cli/            the `capture` command, a thin shell over all of the above
+   11  __main__        `python -m capture`
 """
 
 __version__ = "0.1.0"

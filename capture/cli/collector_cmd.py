@@ -14,13 +14,13 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from capture.episode.vocabulary import LEVELS
 from capture.errors import ConfigError, InputError, StoreError
 from capture.paths import resolve_paths
 
 __all__ = ["configure", "run"]
 
 DB_ENV = "CAPTURE_COLLECTOR_DB"
-_LEVELS = ("metrics", "redacted", "full")
 
 
 def _default_db() -> str:
@@ -49,7 +49,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--rate", type=float, default=20.0, help="requests/s per token")
     serve.add_argument("--burst", type=int, default=40, help="requests a token may burst")
     serve.add_argument(
-        "--max-level", choices=_LEVELS, default="full", help="most detailed level stored"
+        "--max-level", choices=LEVELS, default="full", help="most detailed level stored"
     )
     serve.add_argument(
         "--min-contributors",

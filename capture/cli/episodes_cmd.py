@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from typing import Any
@@ -23,8 +22,12 @@ def run(args: argparse.Namespace) -> int:
     since = parse_since(args.since, ctx.now()) if args.since else None
     episodes = load_episodes(ctx.store, since=since, limit=args.limit, workspace=args.workspace)
     if args.json:
-        json.dump(episodes, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        # Built into the episode contract's types and encoded from them (capture.episode).
+        from capture.episode.codec import encode_episodes
+
+        sys.stdout.flush()
+        sys.stdout.buffer.write(encode_episodes(episodes))
+        sys.stdout.buffer.flush()
         return 0
     from rich.console import Console
     from rich.table import Table

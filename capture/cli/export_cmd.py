@@ -51,9 +51,11 @@ def common_options(parser: argparse.ArgumentParser) -> None:
 def configure(parser: argparse.ArgumentParser) -> None:
     common_options(parser)
     parser.add_argument("--workspace", help="only this workspace root")
+    from capture.episode.vocabulary import LEVELS
+
     parser.add_argument(
         "--level",
-        choices=("metrics", "redacted", "full"),
+        choices=LEVELS,
         default="redacted",
         help="metrics: no code (episodes and agent-trace only); redacted (default): secrets "
         "replaced, identity scrubbed, directories hashed, as sync uploads; full: as stored, "

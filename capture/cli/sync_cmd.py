@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from capture.cli.context import Context
+from capture.episode.vocabulary import LEVELS
 from capture.errors import CaptureError, InputError, NotFoundError
 from capture.files import find_workspace
-
-LEVELS = ("metrics", "redacted", "full")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -1,21 +1,27 @@
 """The canonical export: one line per episode, every signal the store holds for it.
 
-It is the store's episode JSON (`agent-capture/episode@1`, the README's "Episode schema"), at
-the export's level, with what an export adds: `tier` and `tier_history` for the episode and for
-each proposal, each hunk's `hunk_context` (the file around it, the region's text now and its
-lines), and `split`. `episode.schema.json`, shipped beside this module, documents the line.
+It is the store's episode JSON (`agent-capture/episode@1`), at the export's level, with what an
+export adds: `tier` and `tier_history` for the episode and for each proposal, each hunk's
+`hunk_context` (the file around it, the region's text now and its lines), and `split`. The
+episode contract defines the line (`capture.episode.variants.export_episode`);
+`episode.schema.json`, shipped beside this module, is its JSON Schema, written from the
+contract by `python -m capture.export.write_schema` (a test holds the file to it).
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
-__all__ = ["EXPORT_SCHEMA", "episode_row", "json_schema"]
+from capture.episode.schemas import export_schema
+from capture.episode.vocabulary import EXPORT_SCHEMA
 
-EXPORT_SCHEMA = "agent-capture/export-episode@1"
+__all__ = ["EXPORT_SCHEMA", "SHIPPED_SCHEMA", "episode_row", "json_schema", "schema_text"]
+
+#: The schema file shipped in the package, beside this module.
+SHIPPED_SCHEMA = Path(__file__).with_name("episode.schema.json")
 
 
 def episode_row(episode: dict[str, Any], split: str | None) -> dict[str, Any]:
@@ -27,7 +33,10 @@ def episode_row(episode: dict[str, Any], split: str | None) -> dict[str, Any]:
 
 @cache
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of one canonical line."""
-    text = resources.files("capture.export").joinpath("episode.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    """The JSON Schema (draft 2020-12) of one canonical line, from the episode contract."""
+    return export_schema()
+
+
+def schema_text() -> str:
+    """The shipped file's text: the schema, indented, with a final newline."""
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"

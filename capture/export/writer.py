@@ -17,7 +17,7 @@ from typing import IO, Any
 import orjson
 
 from capture.export.agent_trace import trace_record
-from capture.export.canonical import episode_row, json_schema
+from capture.export.canonical import episode_row, schema_text
 from capture.export.datasheet import Datasheet, render_markdown
 from capture.export.dedupe import Deduper
 from capture.export.examples import examples_of, tier_of
@@ -181,5 +181,5 @@ def run_export(
     (plan.out_dir / "datasheet.md").write_text(render_markdown(data), "utf-8")
     if any(f.name == "episodes" for f in plan.formats):
         schema_path = plan.out_dir / "episode.schema.json"
-        schema_path.write_text(json.dumps(json_schema(), indent=2) + "\n", "utf-8")
+        schema_path.write_text(schema_text(), "utf-8")
     return ExportResult(written, data, plan.out_dir / "datasheet.json")

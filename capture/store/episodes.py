@@ -1,7 +1,8 @@
 """The episode JSON: what `capture episodes --json` prints, and what exports and uploads carry.
 
-The schema is versioned (`schema`); fields are only ever added within a version. The README's
-"Episode schema" section documents every field.
+The schema is versioned (`schema`); fields are only ever added within a version. The episode
+contract (`capture.episode.model.Episode`) defines and documents every field: a field written
+here must be named there (`capture episodes --json` and the tests decode with it, strictly).
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from typing import Any
 
 import orjson
 
+from capture.episode.vocabulary import EPISODE_SCHEMA
 from capture.store.database import Store
 from capture.store.late_signal_rows import late_signals
 from capture.store.tier_rows import TierChange, tier_histories
 from capture.testruns.linking import FailingTest, LinkedRun, run_status, summarize_tests
 
 __all__ = ["EPISODE_SCHEMA", "iso", "load_episodes"]
-
-EPISODE_SCHEMA = "agent-capture/episode@1"
 
 
 def iso(ts: float | None) -> str | None:

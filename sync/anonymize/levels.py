@@ -14,22 +14,10 @@ patterns (and the workspace's exclude globs) are left out with their hunks.
 
 from __future__ import annotations
 
-from enum import StrEnum
+# The words are the episode contract's; each field's rule is marked there (`Share`).
+from capture.episode.vocabulary import LEVELS, Level
 
 __all__ = ["LEVELS", "Level", "parse_level"]
-
-
-class Level(StrEnum):
-    METRICS = "metrics"
-    REDACTED = "redacted"
-    FULL = "full"
-
-    @property
-    def carries_text(self) -> bool:
-        return self is not Level.METRICS
-
-
-LEVELS = tuple(level.value for level in Level)
 
 
 def parse_level(text: str) -> Level:

@@ -26,10 +26,16 @@ from typing import Any
 
 import orjson
 
-from capture.store.episodes import EPISODE_SCHEMA
-from capture.testruns.identity import MERGED_SOURCES, SHELL_SOURCE
-from capture.tiers.model import Tier
-from capture.tiers.rules import KNOWN_REASONS
+from capture.episode.fields import field_marks, is_text, names
+from capture.episode.model import Checkpoint, Episode, LateSignals, Proposal, TestRun
+from capture.episode.vocabulary import (
+    EPISODE_SCHEMA,
+    RUN_SOURCES,
+    TIER_REASONS,
+    TIERS,
+    RevertKind,
+    Share,
+)
 from sync.anonymize.detect import DetectSecrets
 from sync.anonymize.identity import HINTS as IDENTITY_HINTS
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
@@ -403,7 +409,7 @@ class Anonymizer:
         for reason in decision.get("reasons") or ():
             if not isinstance(reason, str):
                 continue
-            if reason in KNOWN_REASONS:
+            if reason in TIER_REASONS:
                 reasons.append(reason)
             elif level.carries_text:
                 reasons.append(self._text(reason, "", state) or "")
@@ -528,53 +534,33 @@ class _Drop:
 
 _DROP: Any = _Drop()
 
+# The field lists are the episode contract's (`capture.episode.model`), read from each field's
+# `Share` mark: a field the contract adds is shared by its mark, or by value until one is given.
 # Whether a record holds a field not listed is asked with `issuperset` (no set is built): 3x
 # faster than a difference, asked of every episode, proposal and run.
-_EPISODE_FIELDS = frozenset(
-    {
-        "schema", "id", "agent", "model", "session_id", "turn_id", "workspace", "prompt",
-        "source", "started_at", "ended_at", "settled_at", "proposals", "test_runs", "tests",
-        "tier", "tier_history",
-    }
-)  # fmt: skip
-_TIERS = frozenset(t.value for t in Tier)
+_EPISODE_FIELDS = frozenset(names(Episode, Share.BY_VALUE, exclude=True))
+_TIERS = frozenset(TIERS)
 #: The sources our own code records a test run from (`seen_by` holds these, nothing else).
-_RUN_SOURCES = frozenset({SHELL_SOURCE, *MERGED_SOURCES, "editor", "import"})
+_RUN_SOURCES = RUN_SOURCES
 #: Late signals as `LateSignals.as_json` writes them: numbers and flags, times, and the commits
 #: (a SHA, with the flag that says there was one).
-_LATE_NUMBERS = (
-    "lines", "committed_lines", "renamed", "churn_14d", "churn_30d", "days_observed",
-    "syntax_errors_added", "markers_added", "file_gone",
-)  # fmt: skip
-_LATE_TIMES = ("measured_at", "committed_at", "reverted_at", "fixed_at")
-_LATE_SHAS = (("commit", "committed"), ("reverted_by", "reverted"), ("fixed_by", "fixed"))
-_REVERT_KINDS = frozenset({"revert commit", "lines back"})
-_PROPOSAL_PLAIN = (
-    "state", "outcome", "reason", "similarity", "retention", "chars_added", "chars_removed",
-    "lines_added", "lines_removed", "agent", "model", "tool", "source", "backfilled",
-    "created_file", "created_at", "applied_at", "decided_by", "settled_at",
-)  # fmt: skip
+_LATE_NUMBERS = names(LateSignals, Share.COPIED)
+_LATE_TIMES = names(LateSignals, Share.TIME)
+_LATE_SHAS = tuple(
+    (m.name, m.flag or m.name) for m in field_marks(LateSignals) if m.share is Share.COMMIT
+)
+_REVERT_KINDS = frozenset(RevertKind)
+#: Copied as they are at every level (ids, paths, texts and parts each have their own rule).
+_COPIED = (Share.COPIED, Share.TIME, Share.VOCABULARY)
+_PROPOSAL_PLAIN = names(Proposal, *_COPIED)
 #: In the order the store writes them, so that a stored checkpoint is copied as it is.
-_CHECKPOINT_FIELDS = (
-    "window", "due_at", "observed_at", "similarity", "retention", "outcome", "reason",
-    "rules_version", "late_seconds", "via",
-)  # fmt: skip
+_CHECKPOINT_FIELDS = tuple(m.name for m in field_marks(Checkpoint))
 _CHECKPOINT_TEMPLATE: dict[str, Any] = dict.fromkeys(_CHECKPOINT_FIELDS)
-_TEST_RUN_PLAIN = (
-    "source", "exit_code", "passed", "failed", "errors", "skipped", "started_at", "duration_s",
-    "status", "link", "results_from", "seen_by",
-)  # fmt: skip
-_PROPOSAL_FIELDS = frozenset(
-    {
-        "id", "file", "hunks", "checkpoints", "tier", "tier_history", "late_signals",
-        *_PROPOSAL_PLAIN,
-    }
-)  # fmt: skip
+_TEST_RUN_PLAIN = names(TestRun, *_COPIED)
+_PROPOSAL_FIELDS = frozenset(names(Proposal, Share.BY_VALUE, exclude=True))
 #: A shared proposal's first fields, in order (then its hunks and checkpoints).
 _PROPOSAL_OUT = ("id", "file", "language", *_PROPOSAL_PLAIN, "hunk_count")
-_TEST_RUN_FIELDS = frozenset(
-    {"id", "command", "name", "failing_ids", "runner", "cwd", "report", *_TEST_RUN_PLAIN}
-)
+_TEST_RUN_FIELDS = frozenset(names(TestRun, Share.BY_VALUE, exclude=True))
 
 
 _EDGE_PUNCTUATION = "()[]{}<>,;:.!?'\"`"
@@ -640,9 +626,10 @@ def _episode_texts(e: dict[str, Any]) -> list[str]:
     return out
 
 
-_EPISODE_TEXTS = ("prompt", "agent", "model", "session_id", "turn_id", "source", "workspace")
-_PROPOSAL_TEXTS = ("file", "reason", "tool", "agent", "model", "decided_by", "source")
-_TEST_RUN_TEXTS = ("command", "name", "source", "cwd", "report", "runner")
+# The texts a secret could hide in: every string field that is not an id, a time or a word.
+_EPISODE_TEXTS = tuple(m.name for m in field_marks(Episode) if is_text(m))
+_PROPOSAL_TEXTS = tuple(m.name for m in field_marks(Proposal) if is_text(m))
+_TEST_RUN_TEXTS = tuple(m.name for m in field_marks(TestRun) if is_text(m))
 
 
 def _strings(value: Any) -> list[str]:

@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
+from capture.episode.vocabulary import LEVELS, SUPPORTED_SCHEMAS, TIERS, Outcome
 from sync.collector.errors import ApiError
 from sync.collector.validation import SchemaViolation, Validator
-from sync.collector.wire import LEVELS, SUPPORTED_SCHEMAS
 
 __all__ = [
     "MAX_GZIP_MEMBERS",
@@ -46,9 +46,8 @@ __all__ = [
 #: Members one gzip body may hold (an uploader sends one; a proxy or `cat` may join a few).
 MAX_GZIP_MEMBERS = 64
 
-_KNOWN_OUTCOMES = ("kept", "edited", "undone", "lost", "pending")
-#: The tiers the report counts proposals in (`capture.tiers.model.Tier`, best first).
-TIERS = ("gold", "silver", "edited", "rejected", "undone", "debt", "noise", "quarantine")
+#: The outcomes counted per proposal (a rejected proposal is counted by its state).
+_KNOWN_OUTCOMES = tuple(o.value for o in Outcome if o is not Outcome.REJECTED)
 
 
 @dataclass(frozen=True, slots=True)

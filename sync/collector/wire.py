@@ -1,15 +1,27 @@
 """What crosses the wire: the JSON schemas of an upload batch and of the collector's answers.
 
-These dicts are both the validator's input (`validation.compile_schema`) and the OpenAPI
-description's content, so the two never disagree. The episode schema is permissive where
-anonymization legitimately removes or rewrites things (code fields absent or null, paths hashed,
-unknown fields from a newer client) and strict about types: a string where a number belongs is a
-422 naming the field.
+The upload's schema is the episode contract's (`capture.episode`): generated from its types and
+written out into the plain JSON Schema subset `validation.compile_schema` compiles, it is both
+the validator's input and the OpenAPI description's content, so the contract, what the
+documentation promises and what the collector enforces cannot drift apart. It is permissive
+where anonymization legitimately removes or rewrites things (fields absent or null, paths
+hashed, unknown fields from a newer client, a vocabulary's word a plain name) and strict about
+types: a string where a number belongs is a 422 naming the field.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from capture.episode.fields import (
+    EPISODE_ID_PATTERN,
+    EPISODE_SCHEMA_PATTERN,
+    MAX_INT,
+    MAX_REVISION,
+    TIMESTAMP_PATTERN,
+)
+from capture.episode.schemas import upload_episode_schema, upload_schema
+from capture.episode.vocabulary import LEVELS, SUPPORTED_SCHEMAS
 
 __all__ = [
     "CONTRIBUTOR_PATTERN",
@@ -30,199 +42,19 @@ __all__ = [
     "episode_schema",
 ]
 
-LEVELS = ("metrics", "redacted", "full")
-SUPPORTED_SCHEMAS = ("agent-capture/episode@1",)
-EPISODE_SCHEMA_PATTERN = r"^agent-capture/episode@[0-9]{1,6}$"
-EPISODE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 TEAM_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 CONTRIBUTOR_PATTERN = r"^[A-Za-z0-9_.:+/=-]{1,128}$"
-TIMESTAMP_PATTERN = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
-    r"(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$"
-)
-# Integers are stored in 64-bit columns; revisions in 32-bit ones.
-MAX_INT = 2**53
-MAX_REVISION = 2**31 - 1
-
-_TEXT: dict[str, Any] = {"type": ["string", "null"]}
-_NAME: dict[str, Any] = {"type": ["string", "null"], "maxLength": 256}
-_TIME: dict[str, Any] = {"type": ["string", "null"], "pattern": TIMESTAMP_PATTERN}
-_RATE: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
-_COUNT: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_INT}
-_FLAG: dict[str, Any] = {"type": ["boolean", "null"]}
-# Which version of the outcome rules decided a label (the outcomes work numbers them from 1).
-_RULES: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1, "maximum": 2**31 - 1}
-_EXIT: dict[str, Any] = {"type": ["integer", "null"], "minimum": -(2**31), "maximum": 2**31 - 1}
-
-_HUNK: dict[str, Any] = {
-    "type": "object",
-    "properties": {"old_text": _TEXT, "new_text": _TEXT, "status": _NAME},
-}
-
-_CHECKPOINT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "window": _NAME,
-        "due_at": _TIME,
-        "observed_at": _TIME,
-        "similarity": _RATE,
-        "retention": _RATE,
-        "outcome": _NAME,
-        "via": _NAME,
-        "reason": _TEXT,
-        "rules_version": _RULES,
-        # How long after its due time the state it measured was read (history did not hold it).
-        "late_seconds": {"type": ["number", "null"], "minimum": -1e9, "maximum": 1e9},
-    },
-}
-
-# A tier decision as the episode JSON writes it (`tier`, each of `tier_history`).
-_TIER: dict[str, Any] = {
-    "type": ["object", "null"],
-    "properties": {
-        # A name, not an enum: a newer client's tier is stored, not refused.
-        "tier": _NAME,
-        "reasons": {"type": ["array", "null"], "items": {"type": "string"}},
-        "rules_version": _RULES,
-        "decided_at": _TIME,
-    },
-}
-_TIER_HISTORY: dict[str, Any] = {"type": ["array", "null"], "items": _TIER}
-_DAYS: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "maximum": 1e9}
-# What became of a proposal's lines after the windows; at metrics the commits are flags only.
-_LATE: dict[str, Any] = {
-    "type": ["object", "null"],
-    "properties": {
-        "measured_at": _TIME,
-        "lines": _COUNT,
-        "committed_lines": _COUNT,
-        "committed_at": _TIME,
-        "renamed": _FLAG,
-        "churn_14d": _RATE,
-        "churn_30d": _RATE,
-        "days_observed": _DAYS,
-        "reverted_at": _TIME,
-        "revert_kind": _NAME,
-        "fixed_at": _TIME,
-        "syntax_errors_added": _COUNT,
-        "markers_added": _COUNT,
-        "file_gone": _FLAG,
-        "committed": _FLAG,
-        "reverted": _FLAG,
-        "fixed": _FLAG,
-        "commit": _NAME,
-        "reverted_by": _NAME,
-        "fixed_by": _NAME,
-    },
-}
-_PROPOSAL: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": _NAME,
-        "file": _TEXT,
-        "state": _NAME,
-        "outcome": _NAME,
-        "reason": _TEXT,
-        "rules_version": _RULES,
-        "similarity": _RATE,
-        "retention": _RATE,
-        "chars_added": _COUNT,
-        "chars_removed": _COUNT,
-        "lines_added": _COUNT,
-        "lines_removed": _COUNT,
-        "agent": _NAME,
-        "model": _NAME,
-        "tool": _NAME,
-        "source": _NAME,
-        "language": _NAME,
-        "backfilled": _FLAG,
-        "created_file": _FLAG,
-        "created_at": _TIME,
-        "applied_at": _TIME,
-        "decided_by": _NAME,
-        "settled_at": _TIME,
-        "hunks": {"type": ["array", "null"], "items": _HUNK},
-        "checkpoints": {"type": ["array", "null"], "items": _CHECKPOINT},
-        "tier": _TIER,
-        "tier_history": _TIER_HISTORY,
-        "late_signals": _LATE,
-    },
-}
-
-_TEST_RUN: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": _NAME,
-        "command": _TEXT,
-        "name": _TEXT,
-        "source": _NAME,
-        "exit_code": _EXIT,
-        # The exit code the shell reported (a hook), beside the runner's own.
-        "shell_exit_code": _EXIT,
-        # The sources that saw this one run (hook, wrapper, junit, ...), kept as one run.
-        "seen_by": {"type": ["array", "null"], "items": {"type": "string", "maxLength": 256}},
-        "passed": _COUNT,
-        "failed": _COUNT,
-        "errors": _COUNT,
-        "skipped": _COUNT,
-        "failing_ids": {"type": ["array", "null"], "items": {"type": "string"}},
-        "started_at": _TIME,
-        "duration_s": {"type": ["number", "null"], "minimum": 0, "maximum": 1e9},
-    },
-}
 
 
 def episode_schema() -> dict[str, Any]:
     """One episode as `capture episodes --json` prints it, after anonymization."""
-    return {
-        "type": "object",
-        "required": ["schema", "id", "proposals"],
-        "properties": {
-            "schema": {"type": "string", "pattern": EPISODE_SCHEMA_PATTERN},
-            "id": {"type": "string", "pattern": EPISODE_ID_PATTERN},
-            "agent": _NAME,
-            "model": _NAME,
-            "session_id": _NAME,
-            "turn_id": _NAME,
-            "workspace": _TEXT,
-            "prompt": _TEXT,
-            "source": _NAME,
-            "started_at": _TIME,
-            "ended_at": _TIME,
-            "settled_at": _TIME,
-            "proposals": {"type": "array", "items": _PROPOSAL},
-            "test_runs": {"type": ["array", "null"], "items": _TEST_RUN},
-            "tier": _TIER,
-            "tier_history": _TIER_HISTORY,
-        },
-    }
+    return upload_episode_schema()
 
 
 def batch_schema() -> dict[str, Any]:
     """The body of `POST /v1/episodes`. The batch size limit is the collector's setting (413
     beyond it, like an oversized body), so it is stated in words, not as `maxItems`."""
-    return {
-        "type": "object",
-        "required": ["episodes"],
-        "additionalProperties": False,
-        "properties": {
-            "episodes": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["id", "revision", "idempotency_key", "level", "episode"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "id": {"type": "string", "pattern": EPISODE_ID_PATTERN},
-                        "revision": {"type": "integer", "minimum": 1, "maximum": MAX_REVISION},
-                        "idempotency_key": {"type": "string", "maxLength": 160},
-                        "level": {"type": "string", "enum": list(LEVELS)},
-                        "episode": episode_schema(),
-                    },
-                },
-            }
-        },
-    }
+    return upload_schema()
 
 
 BATCH_EXAMPLE: dict[str, Any] = {

@@ -73,6 +73,12 @@ def test_a_team_exports_what_its_members_uploaded(
     outcomes = sorted(p["outcome"] for p in episode["proposals"])
     assert outcomes == ["edited", "kept", "kept", "rejected", "undone"]
     assert SECRET not in (out / "episodes.jsonl").read_text()
+    # the team's canonical lines are the contract's export lines too
+    import jsonschema
+
+    schema = json.loads((out / "episode.schema.json").read_text())
+    for line in (out / "episodes.jsonl").read_text().splitlines():
+        jsonschema.validate(json.loads(line), schema)
     # the tiers went up with the episode: the datasheet counts it by its tier, and the KTO
     # rows are the tiered proposals with an agent's text (gold and silver as positives; edited,
     # undone and rejected as negatives)

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("capture.edits", "capture.paths", "capture.install"),
     ("capture.testruns", "capture.config", "capture.tiers"),
+    ("capture.episode",),
     ("capture.store",),
     ("capture.recording",),
     ("capture.testruns.sources",),
@@ -50,8 +51,9 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "capture.testruns": frozenset({"capture.errors", "capture.model", "capture.globs"})
     | {"capture.edits"},
     "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
+    "capture.episode": frozenset({"capture.model", "capture.testruns", "capture.tiers"}),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
-    | {"capture.testruns", "capture.tiers", "capture.connection"},
+    | {"capture.testruns", "capture.tiers", "capture.connection", "capture.episode"},
     "capture.report": SHARED | {"capture.edits", "capture.store", "capture.tiers"},
 }
 
