@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 "SELECT count(*) FROM checkpoints WHERE observed_at IS NULL"
             ).fetchone()[0],
         }
-        from capture.hooks.ingest import retry_set_aside, set_aside
+        from capture.hooks.queue import retry_set_aside, set_aside
 
         if args.retry:
             report["retried"] = {

@@ -62,7 +62,7 @@ FAST_LANE_MAY_LOAD = frozenset(
     {"__future__", "os", "sys", "time", "sqlite3", "pysqlite3", "collections.abc"}
     | {"capture", "capture.cli", "capture.cli.hook_cmd", "capture.dirs"}
     | {"capture.hooks", "capture.hooks.inbox", "capture.hooks.payloads"}
-    | {"capture.connection"}
+    | {"capture.connection", "capture.store", "capture.store.inbox_rows"}
 )
 
 #: What the pure decisions never touch: files, processes, clocks, the database, the network
