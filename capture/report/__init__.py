@@ -5,9 +5,9 @@ Figures are pure functions (`figures`) over plain rows (`rows`); `queries` fetch
 `capture.store.proposal_rollups`; no SQL is written here); `terminal`, `json_out`, `html` and
 `svg` render them. Importing this package is cheap: nothing here imports rich.
 
-Imports the store (`capture.store`: its queries, rollups and the episode JSON), the checkpoint windows
-(`capture.edits.windows`), the tier words (`capture.tiers`, for `tier_mix`) and the shared
-modules, nothing else: it records nothing.
+Imports the store (`capture.store`: its queries, rollups and the episode JSON), the checkpoint
+windows (`capture.edits.windows`), the tier words (`capture.tiers`, for `tier_mix`) and the
+shared modules, nothing else: it records nothing.
 """
 
 from __future__ import annotations
