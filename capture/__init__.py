@@ -14,8 +14,8 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     2  testruns/       what a test run says, and which episodes it is evidence for
     2  config          config.toml and environment overrides
     2  tiers/          which quality tier a proposal and an episode earn, and why (pure)
-    3  store/          the SQLite store: schema, writes, rollups, the episode JSON
-    4  recording/      the world into the store: proposals, test runs, due checkpoints
+    3  store/          the SQLite store: schema, every SQL statement, rollups, the episode JSON
+    4  recording/      the recording front door every source calls; due checkpoints, late pass
     5  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
     6  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
     7  importers/      backfilling history from agents' transcripts
