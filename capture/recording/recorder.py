@@ -244,17 +244,18 @@ class Recorder:
     ) -> str:
         """The episode of an agent's turn: the one its ids name, else the agent's open one in
         the workspace within the episode gap, else a new one."""
-        return self.store.ensure_episode(
-            workspace_id=workspace_id,
-            agent=agent,
-            now=now,
-            gap=self.config.episode_gap,
-            session_id=session_id,
-            turn_id=turn_id,
-            model=model,
-            prompt=prompt,
-            source=source,
-        )
+        with self.store.transaction():
+            return self.store.ensure_episode(
+                workspace_id=workspace_id,
+                agent=agent,
+                now=now,
+                gap=self.config.episode_gap,
+                session_id=session_id,
+                turn_id=turn_id,
+                model=model,
+                prompt=prompt,
+                source=source,
+            )
 
     def end_turn(
         self,
