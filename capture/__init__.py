@@ -15,8 +15,8 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     2  config          config.toml and environment overrides
     2  tiers/          which quality tier a proposal and an episode earn, and why (pure)
     3  episode/        the episode contract: its parts, words and shapes, one typed definition
-    4  store/          the SQLite store: schema, writes, rollups, the episode JSON
-    5  recording/      the world into the store: proposals, test runs, due checkpoints
+    4  store/          the SQLite store: schema, every SQL statement, rollups, the episode JSON
+    5  recording/      the recording front door every source calls; due checkpoints, late pass
     6  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
     7  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
     8  importers/      backfilling history from agents' transcripts

@@ -73,7 +73,7 @@ class Pickup:
             while not self._stop.wait(self._interval):
                 self.polls += 1
                 try:
-                    current = store.conn.execute("PRAGMA data_version").fetchone()[0]
+                    current = store.data_version()
                     if current == version:
                         continue
                     version = current
@@ -84,15 +84,14 @@ class Pickup:
             store.close()
 
     def _read(self, store: Store, after: int | None) -> int:
-        conn = store.conn
-        conn.execute("BEGIN")
+        store.begin_read()
         try:
             newest = max_proposal_rowid(store)
             found = (
                 [] if after is not None and newest <= after else load_live(store, after_rowid=after)
             )
         finally:
-            conn.execute("COMMIT")
+            store.commit()
         fresh = [s for s in found if s.proposal_id not in self._known and s.rowid <= newest]
         if fresh:
             self.picked += len(fresh)

@@ -17,7 +17,7 @@ from capture.edits.regions import Region
 from capture.files import read_text, relative_to_workspace
 from capture.model import HunkInput, ProposalInput, State
 from capture.recording.observer import ObserveReport, observe_file
-from capture.recording.recorder import record_proposal
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from server.live_proposal import LiveProposal
 from server.params import ParamsError, ProposalParams
@@ -122,11 +122,9 @@ def record_job(
     text = None if text is None else escape(text)
     dedupe_key = f"lsp:{p.editor_id}" if p.editor_id else None
     if dedupe_key is not None:
-        row = store.conn.execute(
-            "SELECT id FROM proposals WHERE dedupe_key = ?", (dedupe_key,)
-        ).fetchone()
-        if row is not None:
-            log.info("capture/proposal %s was already recorded as %s", p.editor_id, row[0])
+        known_id = store.proposal_with_key(dedupe_key)
+        if known_id is not None:
+            log.info("capture/proposal %s was already recorded as %s", p.editor_id, known_id)
             return []
     if text is not None:
         _carry_other_regions(store, root, path, text, now)
@@ -146,7 +144,7 @@ def record_job(
         dedupe_key=dedupe_key,
         decided_by="user" if p.state is State.REJECTED else None,
     )
-    proposal_id = record_proposal(store, config, proposal, now=now, raw=raw)
+    proposal_id = Recorder(store, config).proposal(proposal, now=now, raw=raw)
     known.add(proposal_id)
     log.info("recorded %s proposal %s for %s", p.state.value, proposal_id, path)
     if p.state is not State.APPLIED:
@@ -173,23 +171,19 @@ def decision_job(
     raw: str,
     store: Store,
 ) -> list[StoredProposal]:
+    recorder = Recorder(store, config)
     if proposal_id is None:
-        row = store.conn.execute(
-            "SELECT id FROM proposals WHERE dedupe_key = ?", (f"lsp:{editor_id}",)
-        ).fetchone()
-        if row is None:
+        proposal_id = store.proposal_with_key(f"lsp:{editor_id}")
+        if proposal_id is None:
             raise ParamsError(f"capture/decision: no proposal with id {editor_id!r}")
-        proposal_id = str(row[0])
     row = store.proposal_row(proposal_id)
-    root = store.conn.execute(
-        "SELECT root FROM workspaces WHERE id = ?", (row["workspace_id"],)
-    ).fetchone()[0]
-    store.append_event("decision", raw, at=now, source="lsp", workspace=root)
+    root = store.workspace_root(row["workspace_id"])
+    recorder.event("decision", raw, at=now, source="lsp", workspace=root)
     if row["state"] != State.SHOWN.value:
         log.info("capture/decision for %s ignored: it is %s", proposal_id, row["state"])
         return []
     if not accepted:
-        store.decide_proposal(proposal_id, accepted=False, decided_by=decided_by, now=now)
+        recorder.decision(proposal_id, accepted=False, decided_by=decided_by, now=now)
         return []
     file = os.path.join(root, row["path"])
     text = read_text(Path(file)) if text is None else escape(text)
@@ -204,15 +198,13 @@ def decision_job(
                 for i, h in enumerate(hunk_rows)
             ],
         )
-    store.decide_proposal(
+    recorder.decision(
         proposal_id,
         accepted=True,
         decided_by=decided_by,
         now=now,
         located=located,
         file_text=text,
-        windows=config.windows,
-        late=config.late,
     )
     known.add(proposal_id)
     # A proposal the loop follows already needs no copy of the file's text: a burst of them

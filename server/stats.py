@@ -11,6 +11,7 @@ from typing import Any
 
 from capture.model import Outcome
 from capture.store.database import Store
+from capture.store.report_queries import today_counts
 from server.documents import Documents
 from server.feature import CommandHandler, Context, Feature
 from server.proposals import Proposals
@@ -28,22 +29,14 @@ def _midnight(now: float) -> float:
 
 def _today(since: float, now: float, store: Store) -> dict[str, Any]:
     outcomes = {o.value: 0 for o in Outcome}
-    for outcome, count in store.conn.execute(
-        "SELECT outcome, count(*) FROM proposals WHERE created_at >= ? GROUP BY outcome", (since,)
-    ):
-        outcomes[str(outcome)] = int(count)
-    runs = store.conn.execute(
-        """SELECT count(*), coalesce(sum(exit_code = 0), 0),
-           coalesce(sum(exit_code IS NOT NULL AND exit_code != 0), 0)
-           FROM test_runs WHERE started_at >= ?""",
-        (since,),
-    ).fetchone()
+    counted, runs = today_counts(store.conn, since)
+    outcomes.update(counted)
     # The personal report's figures for today, the same as `capture report --today --json`.
     from capture.report import today_stats
 
     return {
         "outcomes": outcomes,
-        "runs": (int(runs[0]), int(runs[1]), int(runs[2])),
+        "runs": runs,
         "report": today_stats(store, now),
     }
 

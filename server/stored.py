@@ -18,16 +18,6 @@ from capture.store.database import Store
 
 __all__ = ["StoredProposal", "load_live", "max_proposal_rowid", "sync_text"]
 
-_LIVE_SQL = """SELECT p.rowid AS rid, p.id, p.workspace_id, w.root, p.path
-    FROM proposals p JOIN workspaces w ON w.id = p.workspace_id
-    WHERE p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
-        WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
-
-
-_LIVE_IDS_SQL = """SELECT p.id FROM proposals p WHERE p.workspace_id = ? AND p.path = ?
-    AND p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
-        WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
-
 
 @dataclass(frozen=True, slots=True)
 class StoredProposal:
@@ -58,32 +48,17 @@ def load_live(
     """Live proposals, oldest first: all of them, those of one file (absolute, resolved),
     those with the given ids, or those inserted after a rowid. ``baselines=False``: without
     the file's text (None), for a caller that already follows the regions in a buffer."""
-    sql = _LIVE_SQL
-    params: list[object] = []
-    if ids is not None:
-        if not ids:
-            return []
-        sql += f" AND p.id IN ({','.join('?' * len(ids))})"
-        params.extend(ids)
-    if after_rowid is not None:
-        sql += " AND p.rowid > ?"
-        params.append(after_rowid)
-    sql += " ORDER BY p.rowid"
+    if ids is not None and not ids:
+        return []
     texts: dict[tuple[int, str], str | None] = {}
     found: list[StoredProposal] = []
-    for row in store.conn.execute(sql, params).fetchall():
+    for row in store.live_proposals_everywhere(ids=ids, after_rowid=after_rowid):
         if file is not None and os.path.join(row["root"], row["path"]) != file:
             continue
         key = (int(row["workspace_id"]), str(row["path"]))
         if key not in texts:
             texts[key] = store.baseline(*key) if baselines else None
-        due = tuple(
-            float(r[0])
-            for r in store.conn.execute(
-                "SELECT due_at FROM checkpoints WHERE proposal_id = ? AND observed_at IS NULL",
-                (row["id"],),
-            )
-        )
+        due = store.unobserved_due_times(row["id"])
         found.append(
             StoredProposal(
                 proposal_id=str(row["id"]),
@@ -100,8 +75,7 @@ def load_live(
 
 
 def max_proposal_rowid(store: Store) -> int:
-    row = store.conn.execute("SELECT max(rowid) FROM proposals").fetchone()
-    return int(row[0] or 0)
+    return store.max_proposal_rowid()
 
 
 def sync_text(
@@ -123,9 +97,7 @@ def sync_text(
     """
     # Ids only (as `Store.live_proposals` selects them): this runs at every region write of
     # an open document, and the full rows of a thousand proposals cost more than the rest.
-    live = {
-        str(row[0]) for row in store.conn.execute(_LIVE_IDS_SQL, (workspace_id, path)).fetchall()
-    }
+    live = store.live_proposal_ids(workspace_id, path)
     if live <= followed:
         store.set_baseline(workspace_id, path, text, now)
     else:

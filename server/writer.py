@@ -39,8 +39,6 @@ MAX_BEHIND = 50_000
 #: proposal at 1,000 in `bench_proposal_commit.py`).
 WRITER_CACHE_KIB = 512
 
-_EVENTS_SQL = "INSERT INTO events (at, kind, source, workspace, payload) VALUES (?, ?, ?, ?, ?)"
-
 
 class _Stop:
     pass
@@ -159,26 +157,25 @@ class StoreWriter:
             ]
             self._deliver(results, len(items))
             return
-        conn = store.conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            rows: list[tuple[Any, ...]] = []
+            store.begin()
+            rows: list[EventRow] = []
             for item in items:
                 if not isinstance(item, _JobItem):
                     rows.append(item)
                     continue
                 if rows:
-                    conn.executemany(_EVENTS_SQL, rows)
+                    store.append_events(rows)  # inside the batch's transaction
                     rows = []
                 results.append(self._run_job(store, item))
             if rows:
-                conn.executemany(_EVENTS_SQL, rows)
-            conn.execute("COMMIT")
+                store.append_events(rows)
+            store.commit()
             self.committed_batches += 1
         except BaseException as exc:  # noqa: BLE001 - the whole batch failed: say so to each job
-            if conn.in_transaction:
+            if store.in_transaction:
                 try:
-                    conn.execute("ROLLBACK")
+                    store.rollback()
                 except Exception:  # noqa: BLE001
                     log.exception("rollback failed")
             if isinstance(exc, sqlite3.OperationalError) and attempts > 1:
@@ -202,20 +199,18 @@ class StoreWriter:
     def _run_job(
         self, store: Store, item: _JobItem
     ) -> tuple[asyncio.Future[Any], Any, BaseException | None]:
-        conn = store.conn
-        conn.execute("SAVEPOINT job")
+        store.open_savepoint("job")
         try:
             result = item.job(store)
         except Exception as exc:  # noqa: BLE001 - one job's failure must not undo the others
-            conn.execute("ROLLBACK TO job")
-            conn.execute("RELEASE job")
+            store.rollback_to("job")
             self.failed_jobs += 1
             if isinstance(exc, CaptureError):
                 log.warning("%s: %s", item.label, exc)
             else:
                 log.error("%s failed", item.label, exc_info=exc)
             return item.future, None, exc  # type: ignore[return-value]
-        conn.execute("RELEASE job")
+        store.release("job")
         return item.future, result, None  # type: ignore[return-value]
 
     def _deliver(

@@ -21,7 +21,7 @@ class Context:
         store = Store.open(self.config.paths.db)
         # Hook payloads still queued by the fast lane are applied first, so that what a
         # command reads includes every hook call that already returned to its agent.
-        from capture.hooks.ingest import drain, queued
+        from capture.hooks.queue import drain, queued
 
         if queued(store):
             drain(store, self.config)

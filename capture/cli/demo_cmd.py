@@ -257,17 +257,12 @@ def _styled(outcome: str | None) -> str:
 def _report(db: Path, console: Any) -> None:
     from rich.table import Table
 
+    from capture.store.summary_rows import recorded_proposals, recorded_runs
+
     conn = connect(db, timeout=5.0)
     conn.row_factory = sqlite3.Row
     try:
-        proposals = conn.execute("SELECT * FROM proposals ORDER BY path").fetchall()
-        windows = [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT DISTINCT window FROM checkpoints WHERE window != 'late' "
-                "ORDER BY window_seconds"
-            )
-        ]
+        windows, proposals = recorded_proposals(conn)
         table = Table(title="What the server recorded", title_justify="left")
         table.add_column("file")
         table.add_column("outcome")
@@ -275,12 +270,7 @@ def _report(db: Path, console: Any) -> None:
         table.add_column("retention", justify="right")
         for window in windows:
             table.add_column(f"at {window}")
-        for p in proposals:
-            seen = dict(
-                conn.execute(
-                    "SELECT window, outcome FROM checkpoints WHERE proposal_id = ?", (p["id"],)
-                ).fetchall()
-            )
+        for p, seen in proposals:
             table.add_row(
                 p["path"],
                 _styled(p["outcome"]),
@@ -292,10 +282,7 @@ def _report(db: Path, console: Any) -> None:
         runs = Table(title="Test runs", title_justify="left")
         for column in ("command", "exit", "passed", "failed", "failing", "episodes"):
             runs.add_column(column)
-        for r in conn.execute("SELECT * FROM test_runs ORDER BY started_at"):
-            linked = conn.execute(
-                "SELECT count(*) FROM episode_test_runs WHERE test_run_id = ?", (r["id"],)
-            ).fetchone()[0]
+        for r, linked in recorded_runs(conn):
             failing = r["failing_ids"] or "[]"
             runs.add_row(
                 r["command"],

@@ -10,7 +10,7 @@ from typing import Any
 from capture import __version__
 from capture.cli.context import Context
 from capture.connection import SAFE_SQLITE, library_name, sqlite_version, wal_reset_safe
-from capture.store.schema import SCHEMA_VERSION, schema_version
+from capture.store.summary_rows import database_state
 
 _PACKAGES = (
     "pygls",
@@ -65,21 +65,8 @@ def run(args: argparse.Namespace) -> int:
     ok = True
     try:
         store = ctx.store
-        conn = store.conn
-        report["database"] = {
-            "schema": schema_version(conn),
-            "expected_schema": SCHEMA_VERSION,
-            "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
-            "integrity": conn.execute("PRAGMA quick_check").fetchone()[0],
-            "counts": {
-                t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                for t in ("episodes", "proposals", "checkpoints", "test_runs", "events")
-            },
-            "pending_checkpoints": conn.execute(
-                "SELECT count(*) FROM checkpoints WHERE observed_at IS NULL"
-            ).fetchone()[0],
-        }
-        from capture.hooks.ingest import retry_set_aside, set_aside
+        report["database"] = database_state(store.conn)
+        from capture.hooks.queue import retry_set_aside, set_aside
 
         if args.retry:
             report["retried"] = {

@@ -192,7 +192,7 @@ def drain_queue() -> None:
     """Apply every queued payload (in the detached child). Never raises."""
     try:
         from capture.config import load_config
-        from capture.hooks.ingest import drain
+        from capture.hooks.queue import drain
         from capture.store.database import Store
 
         config = load_config()
@@ -257,7 +257,7 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
     try:
         # an agent waits on this process: give up on a locked database sooner than the store's
         # default (the payload is then only in the log line)
-        store.conn.execute("PRAGMA busy_timeout=10000")
+        store.set_busy_timeout(10_000)
         report = ingest(store, config, reading, text, now=now, fallback_cwd=os.getcwd())
     finally:
         store.close()

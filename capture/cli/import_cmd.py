@@ -141,6 +141,7 @@ def _replay(ctx: Context, args: argparse.Namespace) -> int:
     from capture.cli.hook_cmd import drain_queue
     from capture.hooks.agents import AGENTS
     from capture.importers.hook_logs import payloads_in
+    from capture.store.import_rows import imported_files, mark_imported
 
     if args.agent not in AGENTS:
         raise InputError(f"unknown agent {args.agent!r} (known: {', '.join(AGENTS)})")
@@ -150,12 +151,7 @@ def _replay(ctx: Context, args: argparse.Namespace) -> int:
     if not target.exists():
         raise InputError(f"{args.target}: no such file or directory")
     store = ctx.store
-    seen = {
-        row[0]: (row[1], row[2])
-        for row in store.conn.execute(
-            "SELECT path, size, mtime_ns FROM imported_files WHERE importer = 'hooks'"
-        )
-    }
+    seen = imported_files(store.conn, "hooks")
     files = fed = bad = skipped = 0
     for log in hook_logs(target):
         info = log.stat()
@@ -175,13 +171,15 @@ def _replay(ctx: Context, args: argparse.Namespace) -> int:
             fed += 1
         drain_queue()
         _wait_for_queue(store)
-        with store.conn:
-            store.conn.execute(
-                """INSERT INTO imported_files (importer, path, size, mtime_ns, imported_at,
-                   proposals) VALUES ('hooks', ?, ?, ?, ?, ?) ON CONFLICT (importer, path)
-                   DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-                   imported_at = excluded.imported_at, proposals = excluded.proposals""",
-                (name, info.st_size, info.st_mtime_ns, ctx.now(), len(payloads)),
+        with store.transaction():
+            mark_imported(
+                store.conn,
+                "hooks",
+                name,
+                size=info.st_size,
+                mtime_ns=info.st_mtime_ns,
+                now=ctx.now(),
+                proposals=len(payloads),
             )
         files += 1
     if not args.quiet:
@@ -197,11 +195,10 @@ def _wait_for_queue(store: Store, timeout: float = 60.0) -> None:
     """Until the detached hook children have applied what they queued."""
     import time
 
+    from capture.store.inbox_rows import queued_count
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        (left,) = store.conn.execute(
-            "SELECT count(*) FROM hook_inbox WHERE set_aside_at IS NULL"
-        ).fetchone()
-        if left == 0:
+        if queued_count(store.conn) == 0:
             return
         time.sleep(0.02)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from capture.cli.context import Context
 from capture.recording.propose_input import MAX_INPUT_BYTES, PROPOSAL_FIELDS, parse_proposal
-from capture.recording.recorder import record_proposal
+from capture.recording.recorder import Recorder
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -18,8 +18,8 @@ def run(args: argparse.Namespace) -> int:
     raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     proposal = parse_proposal(raw, Path.cwd())
     ctx = Context()
-    proposal_id = record_proposal(
-        ctx.store, ctx.config, proposal, now=ctx.now(), raw=raw.decode("utf-8", "replace")
+    proposal_id = Recorder(ctx.store, ctx.config).proposal(
+        proposal, now=ctx.now(), raw=raw.decode("utf-8", "replace")
     )
     episode_id = ctx.store.proposal_row(proposal_id)["episode_id"]
     if args.json:

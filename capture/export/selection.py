@@ -9,13 +9,14 @@ still tracked. Memory is that of one page, whatever the number of episodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from capture.report.languages import OTHER, language_of
 from capture.store.database import Store
 from capture.store.episodes import iso, load_episodes
+from capture.store.export_rows import count_selected, hunk_contexts, selected_page
 from capture.store.tier_rows import current_tiers, tier_history
 from capture.tiers.model import TierDecision
 
@@ -31,47 +32,24 @@ class Selection:
     page: int = 500
 
 
-def _where(selection: Selection) -> tuple[str, list[Any]]:
-    where: list[str] = []
-    params: list[Any] = []
-    if selection.since is not None:
-        where.append("e.last_at >= ?")
-        params.append(selection.since)
-    if selection.workspace is not None:
-        where.append("w.root = ?")
-        params.append(selection.workspace)
-    return (" AND ".join(where) or "1"), params
-
-
 def count_episodes(store: Store, selection: Selection) -> int:
-    where, params = _where(selection)
-    row = store.conn.execute(
-        "SELECT COUNT(*) FROM episodes e LEFT JOIN workspaces w ON w.id = e.workspace_id "
-        f"WHERE {where}",
-        params,
-    ).fetchone()
-    return int(row[0])
+    return count_selected(store.conn, since=selection.since, workspace=selection.workspace)
 
 
 def stream_episodes(store: Store, selection: Selection) -> Iterator[dict[str, Any]]:
-    where, params = _where(selection)
     after: tuple[float, str] | None = None
     while True:
-        keyset = ""
-        page_params = list(params)
-        if after is not None:
-            keyset = " AND (e.started_at > ? OR (e.started_at = ? AND e.id > ?))"
-            page_params += [after[0], after[0], after[1]]
-        rows = store.conn.execute(
-            "SELECT e.id, e.started_at FROM episodes e "
-            "LEFT JOIN workspaces w ON w.id = e.workspace_id "
-            f"WHERE {where}{keyset} ORDER BY e.started_at, e.id LIMIT ?",
-            [*page_params, selection.page],
-        ).fetchall()
+        rows = selected_page(
+            store.conn,
+            since=selection.since,
+            workspace=selection.workspace,
+            after=after,
+            size=selection.page,
+        )
         if not rows:
             return
-        after = (float(rows[-1][1]), str(rows[-1][0]))
-        ids = [str(r[0]) for r in rows]
+        after = (rows[-1][1], rows[-1][0])
+        ids = [r[0] for r in rows]
         # load_episodes gives newest first: reversed, the page is in keyset order
         episodes = load_episodes(store, ids=ids)[::-1]
         _add_context(store, episodes)
@@ -81,42 +59,21 @@ def stream_episodes(store: Store, selection: Selection) -> Iterator[dict[str, An
             return
 
 
-def _in(ids: Sequence[str]) -> str:
-    return ",".join("?" * len(ids))
-
-
 def _add_context(store: Store, episodes: list[dict[str, Any]]) -> None:
     by_id = {p["id"]: p for e in episodes for p in e["proposals"]}
     for p in by_id.values():
         p["language"] = _language(p.get("file") or "")
         p["hunk_context"] = [{} for _ in p["hunks"]]
-    pids = list(by_id)
-    for start in range(0, len(pids), 500):
-        chunk = pids[start : start + 500]
-        # The region's text and first line are cut out of the file's text in SQLite, so the
-        # file's whole text never comes into Python.
-        for pid, idx, before, after, status, final, line in store.conn.execute(
-            f"""SELECT h.proposal_id, h.idx, h.context_before, h.context_after, h.status,
-                CASE WHEN h.status != 'lost' AND h.region_start IS NOT NULL
-                     THEN substr(t.text, h.region_start + 1, h.region_end - h.region_start) END,
-                CASE WHEN h.status != 'lost' AND h.region_start IS NOT NULL
-                     THEN length(substr(t.text, 1, h.region_start))
-                        - length(replace(substr(t.text, 1, h.region_start), char(10), '')) + 1
-                     END
-                FROM hunks h JOIN proposals p ON p.id = h.proposal_id
-                LEFT JOIN tracked_files t ON t.workspace_id = p.workspace_id AND t.path = p.path
-                WHERE h.proposal_id IN ({_in(chunk)}) ORDER BY h.proposal_id, h.idx""",
-            chunk,
-        ):
-            contexts = by_id[pid]["hunk_context"]
-            if idx >= len(contexts):
-                continue
-            context: dict[str, Any] = {"before": before, "after": after, "status": status}
-            if final is not None and line is not None:
-                context["final"] = final
-                context["start_line"] = int(line)
-                context["end_line"] = int(line) + final.rstrip("\n").count("\n")
-            contexts[idx] = context
+    for pid, idx, before, after, status, final, line in hunk_contexts(store.conn, list(by_id)):
+        contexts = by_id[pid]["hunk_context"]
+        if idx >= len(contexts):
+            continue
+        context: dict[str, Any] = {"before": before, "after": after, "status": status}
+        if final is not None and line is not None:
+            context["final"] = final
+            context["start_line"] = int(line)
+            context["end_line"] = int(line) + final.rstrip("\n").count("\n")
+        contexts[idx] = context
 
 
 def _language(path: str) -> str | None:

@@ -14,17 +14,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from capture.config import Config
 from capture.edits.hunks import LocatedHunk, locate
 from capture.edits.placement import carry, context_in_pre_image, pin, rebuild
 from capture.files import MAX_TRACKED_BYTES, decode_text, relative_to_workspace
 from capture.hooks.agents.facts import Call, Edit, Stage
 from capture.hooks.agents.patches import fit_hunks, trim_context
 from capture.hooks.roots import real, root_containing
-from capture.hooks.sessions import pending_pre_image, pending_proposal
 from capture.hooks.snapshot import Snapshot, take
-from capture.model import HunkInput, Outcome, ProposalInput, State
+from capture.model import HunkInput, ProposalInput, State
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
+from capture.store.hook_rows import pending_pre_image, pending_proposal
 
 __all__ = ["SOURCE", "Prepared", "add_edit", "follow_to_disk", "prepare_edit"]
 
@@ -49,15 +49,10 @@ class Prepared:
         self.lost = lost  # why an applied edit cannot be followed (recorded `lost` with it)
 
 
-def _workspace_id(store: Store, root: str) -> int | None:
-    row = store.conn.execute("SELECT id FROM workspaces WHERE root = ?", (root,)).fetchone()
-    return None if row is None else int(row[0])
-
-
 def _baseline_before(store: Store, root: str, relative: str, now: float) -> str | None:
     """The last text seen of the file, if it was seen before this hook's moment (a baseline
     read later already holds what came after the edit)."""
-    workspace_id = _workspace_id(store, root)
+    workspace_id = store.workspace_id(root)
     seen = None if workspace_id is None else store.baseline_seen(workspace_id, relative)
     return None if seen is None or seen[1] > now else seen[0]
 
@@ -71,7 +66,7 @@ def _original_of(
         return edit.original
     if pre_image is not None:
         return pre_image
-    pending = pending_proposal(store, edit.key)
+    pending = pending_proposal(store.conn, edit.key)
     if pending is not None and len(pending.hunks) == 1 and pending.hunks[0].start == 0:
         return pending.hunks[0].old_text
     return _baseline_before(store, root, relative, now)
@@ -154,7 +149,7 @@ def prepare_edit(
     lost: str | None = None
     located: list[LocatedHunk]
     if edit.stage is Stage.APPLIED:
-        pre_image = pending_pre_image(store, edit.key)
+        pre_image = pending_pre_image(store.conn, edit.key)
         before = edit.original if edit.original is not None else pre_image
         rebuilt = None
         if edit.written is not None:
@@ -183,7 +178,7 @@ def prepare_edit(
             hunks, located = _placed(text, hunks, before)
         state = State.APPLIED
     else:
-        pending = pending_proposal(store, edit.key) if edit.stage is Stage.FAILED else None
+        pending = pending_proposal(store.conn, edit.key) if edit.stage is Stage.FAILED else None
         if pending is not None:
             hunks, created = pending.hunks, pending.created_file
         elif edit.written is not None and not created:
@@ -218,9 +213,8 @@ def prepare_edit(
     return Prepared(edit, proposal, relative, located, lost)
 
 
-def add_edit(store: Store, config: Config, prepared: Prepared, now: float) -> str:
-    from capture.recording.observer import follow_to
-
+def add_edit(recorder: Recorder, prepared: Prepared, now: float) -> str:
+    store = recorder.store
     proposal = prepared.proposal
     located = prepared.located
     if proposal.state is State.APPLIED and proposal.file_text is not None:
@@ -231,26 +225,7 @@ def add_edit(store: Store, config: Config, prepared: Prepared, now: float) -> st
             # followed it to the disk): place the edit in its own moment, then carry it there.
             located = carry(located, proposal.file_text, seen[0])
             proposal.file_text = None
-    follow_to(store, proposal, prepared.relative, now=now)
-    proposal_id = store.add_proposal(
-        proposal,
-        located,
-        relative_path=prepared.relative,
-        now=now,
-        windows=config.windows,
-        late=config.late,
-        gap=config.episode_gap,
-    )
-    if prepared.lost is not None:
-        store.set_outcome(
-            proposal_id,
-            outcome=Outcome.LOST,
-            reason=prepared.lost,
-            similarity=None,
-            retention=None,
-            settled_at=now,
-        )
-    return proposal_id
+    return recorder.edit(proposal, located, relative=prepared.relative, now=now, lost=prepared.lost)
 
 
 def follow_to_disk(store: Store, prepared: list[Prepared], observed_at: float) -> None:

@@ -4,8 +4,9 @@ An agent waits for every hook call, so `capture hook` only queues the payload as
 INSERT), answers the agent if its protocol asks, and returns. A detached child then applies the
 queue in order (parsing, proposals, checkpoints) under a lock; any reader of the store drains
 what is left first, so nothing queued is ever invisible for long. Imports here are `os`, `sys`,
-`time`, the DB-API module (through `capture.connection`) and `capture.dirs` only: each one is
-paid on every agent tool call. `capture run` queues the runs it has nothing to read for here
+`time`, the DB-API module (through `capture.connection`), `capture.dirs` and the queue's rows
+(`capture.store.inbox_rows`, which holds the INSERT) only: each one is paid on every agent tool
+call. `capture run` queues the runs it has nothing to read for here
 too (`capture.testruns.sources.handoff`).
 """
 
@@ -15,8 +16,9 @@ import os
 import sys
 import time
 
-from capture.connection import connect, sqlite3
+from capture.connection import sqlite3
 from capture.dirs import capture_dirs
+from capture.store.inbox_rows import queue_payload
 
 # Not `from typing import ...`: the hook's fast lane pays for every import it makes.
 TYPE_CHECKING = False
@@ -77,29 +79,17 @@ def enqueue(
     if not os.path.exists(path):
         return False
     try:
-        conn = connect(path, timeout=timeout, isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-            conn.execute("BEGIN IMMEDIATE")
-            cursor = conn.execute(
-                "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time() if at is None else at, agent, event, raw, cwd, env),
-            )
-            rows = [
-                (cursor.lastrowid, s.path, s.content, s.size, s.problem)
-                for s in snapshots
-                if _storable(s.path)
-            ]
-            if rows:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO hook_snapshots (inbox_id, path, content, size, "
-                    "problem) VALUES (?, ?, ?, ?, ?)",
-                    rows,
-                )
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
+        queue_payload(
+            path,
+            time.time() if at is None else at,
+            agent,
+            event,
+            raw,
+            cwd,
+            env,
+            [(s.path, s.content, s.size, s.problem) for s in snapshots if _storable(s.path)],
+            timeout=timeout,
+        )
     except (sqlite3.Error, UnicodeEncodeError):
         # UnicodeEncodeError: a cwd or an agent's variable holding bytes UTF-8 cannot (a
         # surrogate escape from the OS) has no TEXT form: the hook reads it in its own process

@@ -17,6 +17,7 @@ from capture.importers.prepare import Caches, Prepared, prepare
 from capture.importers.records import History
 from capture.importers.write import ImportStats, write
 from capture.store.database import DeferredRollups, Store
+from capture.store.import_rows import imported_files, mark_imported
 
 __all__ = ["Reader", "import_files"]
 
@@ -52,15 +53,6 @@ def _read_and_prepare(path: str) -> Prepared | None:
     return prepared
 
 
-def _imported(store: Store, importer: str) -> dict[str, tuple[int, int]]:
-    return {
-        row[0]: (row[1], row[2])
-        for row in store.conn.execute(
-            "SELECT path, size, mtime_ns FROM imported_files WHERE importer = ?", (importer,)
-        )
-    }
-
-
 def import_files(
     store: Store,
     config: Config,
@@ -74,7 +66,7 @@ def import_files(
 ) -> ImportStats:
     """Import transcripts; those imported before and unchanged since are skipped unread."""
     stats = ImportStats()
-    seen = _imported(store, importer)
+    seen = imported_files(store.conn, importer)
     todo: list[tuple[str, int, int]] = []
     for file in files:
         try:
@@ -111,8 +103,8 @@ def import_files(
     batch = _Batch(store)
     # a backfill inserts all over the tables' indexes: with SQLite's default 2 MB of cache
     # most of those pages would be read again for every row
-    cache = store.conn.execute("PRAGMA cache_size").fetchone()[0]
-    store.conn.execute(f"PRAGMA cache_size = {-CACHE_KIB}")
+    cache = store.cache_size()
+    store.set_cache_size(-CACHE_KIB)
     try:
         for (name, size, mtime_ns), prepared in zip(todo, results, strict=True):
             if prepared is None:
@@ -124,7 +116,7 @@ def import_files(
             advance()
     finally:
         batch.close()
-        store.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+        store.set_cache_size(cache)
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return stats
@@ -144,28 +136,28 @@ class _Batch:
     def enter(self) -> None:
         import time
 
-        if self.store.conn.in_transaction and time.monotonic() - self.opened > BATCH_SECONDS:
+        if self.store.in_transaction and time.monotonic() - self.opened > BATCH_SECONDS:
             self.close()
-        if not self.store.conn.in_transaction:
-            self.store.conn.execute("BEGIN IMMEDIATE")
+        if not self.store.in_transaction:
+            self.store.begin()
             self.opened = time.monotonic()
             try:
                 self.deferred = self.store.defer_rollups()
             except BaseException:
-                self.store.conn.execute("ROLLBACK")  # never commit half the triggers dropped
+                self.store.rollback()  # never commit half the triggers dropped
                 raise
 
     def close(self) -> None:
         deferred, self.deferred = self.deferred, None
-        if not self.store.conn.in_transaction:
+        if not self.store.in_transaction:
             return  # rolled back by SQLite: the triggers are back with the rest
         try:
             if deferred is not None:
                 self.store.catch_up_rollups(deferred)
         except BaseException:
-            self.store.conn.execute("ROLLBACK")
+            self.store.rollback()
             raise
-        self.store.conn.execute("COMMIT")
+        self.store.commit()
 
 
 def _write_one(
@@ -184,19 +176,15 @@ def _write_one(
     before = stats.proposals
     batch.enter()
     # a savepoint per file: one that fails leaves the others of the batch recorded
-    store.conn.execute("SAVEPOINT transcript")
-    try:
+    with store.savepoint("transcript"):
         write(store, config, prepared, now=now, stats=stats)
-        store.conn.execute(
-            """INSERT INTO imported_files (importer, path, size, mtime_ns, imported_at,
-               proposals) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (importer, path) DO UPDATE
-               SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-               imported_at = excluded.imported_at, proposals = excluded.proposals""",
-            (importer, name, size, mtime_ns, now, stats.proposals - before),
+        mark_imported(
+            store.conn,
+            importer,
+            name,
+            size=size,
+            mtime_ns=mtime_ns,
+            now=now,
+            proposals=stats.proposals - before,
         )
-    except BaseException:
-        store.conn.execute("ROLLBACK TO transcript")
-        store.conn.execute("RELEASE transcript")
-        raise
-    store.conn.execute("RELEASE transcript")
     stats.files += 1

@@ -1,6 +1,7 @@
-"""Prepared transcripts into the store, in the main process: one transaction per transcript
-(the caller's batch, when one is open), under the keys the live hooks use, so an edit a hook
-recorded is not recorded again and importing twice adds nothing twice.
+"""Prepared transcripts into the store, in the main process, through the recording front door
+(`capture.recording.recorder.Recorder`): one transaction per transcript (the caller's batch,
+when one is open), under the keys the live hooks use, so an edit a hook recorded is not
+recorded again and importing twice adds nothing twice.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from capture.config import Config
 from capture.importers.git_history import GitHistory
 from capture.importers.prepare import SOURCE, Caches, Prepared, PreparedEdit, prepare
 from capture.importers.records import History
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.store.proposal_rows import Observed, Settled
 
@@ -43,9 +45,9 @@ class _Episodes:
     (`flush`): they come in time order and say the same model and prompt, so the rows end up
     as if each record had ensured it. Episodes without a turn id are found by time."""
 
-    def __init__(self, store: Store, config: Config) -> None:
-        self.store = store
-        self.gap = config.episode_gap
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self.store = recorder.store
         self.workspaces: dict[str, int] = {}
         self.turns: dict[tuple[str | None, ...], str] = {}
         self.moved: dict[str, float] = {}  # last activity not written yet, by episode
@@ -75,11 +77,10 @@ class _Episodes:
             return workspace_id, episode_id
         if not turn_id:
             self.flush()  # found by its last activity: every episode's must be written
-        episode_id = self.store.ensure_episode(
+        episode_id = self.recorder.turn(
             workspace_id=workspace_id,
             agent=agent,
             now=at,
-            gap=self.gap,
             session_id=session_id,
             turn_id=turn_id,
             model=model,
@@ -91,31 +92,11 @@ class _Episodes:
         return workspace_id, episode_id
 
     def flush(self) -> None:
-        self.store.conn.executemany(
-            "UPDATE episodes SET last_at = max(last_at, ?) WHERE id = ?",
-            [(at, episode_id) for episode_id, at in self.moved.items()],
-        )
+        self.store.move_last_activity(self.moved)
         self.moved.clear()
 
 
-def _known(store: Store, table: str, keys: list[str]) -> set[str]:
-    """The keys among `keys` a row of `table` already has (a hook or an earlier import)."""
-    found: set[str] = set()
-    for start in range(0, len(keys), 500):
-        chunk = keys[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        found.update(
-            row[0]
-            for row in store.conn.execute(
-                f"SELECT dedupe_key FROM {table} WHERE dedupe_key IN ({marks})", chunk
-            )
-        )
-    return found
-
-
-def _write_edit(
-    store: Store, config: Config, ready: PreparedEdit, now: float, episodes: _Episodes
-) -> str:
+def _write_edit(recorder: Recorder, ready: PreparedEdit, now: float, episodes: _Episodes) -> str:
     judged = ready.judged
     settled = None
     if judged is not None:
@@ -128,14 +109,11 @@ def _write_edit(
         )
     # settled at once; its episode is settled once the whole transcript is in (write)
     proposal = ready.proposal
-    return store.add_proposal(
+    return recorder.backfilled(
         proposal,
         ready.located,
-        relative_path=ready.relative,
+        relative=ready.relative,
         now=ready.at,
-        windows=config.windows,
-        late=config.late,
-        gap=config.episode_gap,
         settled=settled,
         episode=episodes.episode(
             proposal.workspace,
@@ -156,27 +134,28 @@ def write(
     """Record one prepared transcript, in one transaction (the caller's, when one is open)."""
     history = prepared.history
     stats.outside += prepared.outside
+    recorder = Recorder(store, config)
     with store.transaction():
-        ensured = _Episodes(store, config)
+        ensured = _Episodes(recorder)
         episodes: set[str] = set()
         recorded: list[str] = []
-        known = _known(store, "proposals", [e.proposal.dedupe_key or "" for e in prepared.edits])
+        known = store.known_proposal_keys([e.proposal.dedupe_key or "" for e in prepared.edits])
         for ready in prepared.edits:
             key = ready.proposal.dedupe_key or ""
             if key in known:
                 stats.known += 1
                 continue
             known.add(key)  # a transcript may tell one call twice
-            recorded.append(_write_edit(store, config, ready, now, ensured))
+            recorded.append(_write_edit(recorder, ready, now, ensured))
             stats.proposals += 1
             stats.rejected += ready.judged is None
-        runs_known = _known(store, "test_runs", [r.run.dedupe_key or "" for r in prepared.runs])
+        runs_known = store.known_run_keys([r.run.dedupe_key or "" for r in prepared.runs])
         for ready_run in prepared.runs:
             run = ready_run.run
             if run.dedupe_key in runs_known or run.workspace is None:
                 continue
             runs_known.add(run.dedupe_key or "")
-            run_id = store.add_test_run(run, now=run.started_at, link=False)
+            run_id = recorder.run(run, now=run.started_at, link=False)
             stats.runs += 1
             turn = ready_run.turn
             _, episode = ensured.episode(
@@ -189,29 +168,12 @@ def write(
                 prompt=turn.prompt if turn else None,
             )
             episodes.add(episode)
-            store.conn.execute(
-                "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
-                (episode, run_id),
-            )
-        for start in range(0, len(recorded), 500):
-            chunk = recorded[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            episodes.update(
-                row[0]
-                for row in store.conn.execute(
-                    f"SELECT DISTINCT episode_id FROM proposals WHERE id IN ({marks})", chunk
-                )
-            )
+            recorder.link_run(episode, run_id)
+        episodes.update(store.episodes_of(recorded))
         ensured.flush()
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
-        store.conn.executemany(
-            """UPDATE episodes SET ended_at = coalesce(ended_at, last_at),
-               settled_at = CASE WHEN NOT EXISTS (SELECT 1 FROM proposals p WHERE
-               p.episode_id = episodes.id AND p.settled_at IS NULL)
-               THEN coalesce(settled_at, ?) ELSE settled_at END WHERE id = ?""",
-            [(now, episode) for episode in sorted(episodes)],
-        )
+        store.close_past_episodes(sorted(episodes), now)
 
 
 def record_history(

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from capture.recording.late_syntax import syntax_errors
 from capture.store.database import Store
-from capture.store.late_signal_rows import write_late_signals
+from capture.store.late_signal_rows import watched_proposals, write_late_signals
 from capture.tiers.late_signals import (
     CHURN_DAYS,
     DAY,
@@ -108,28 +108,13 @@ class _Blobs:
 
 def _watched(store: Store, now: float, under: str | None) -> list[_Watched]:
     """Applied proposals kept or edited whose lines are still within their longest window."""
-    sql = """SELECT p.id, w.root, p.path, p.applied_at FROM proposals p
-        JOIN workspaces w ON w.id = p.workspace_id
-        LEFT JOIN late_signals l ON l.proposal_id = p.id
-        WHERE p.state = 'applied' AND p.outcome IN ('kept', 'edited')
-          AND (l.proposal_id IS NULL OR l.committed_at IS NULL AND p.applied_at >= ?
-               OR l.committed_at IS NOT NULL AND l.measured_at < l.committed_at + ?)"""
-    params: list[object] = [now - WATCH_DAYS * DAY, WATCH_DAYS * DAY]
-    if under is not None:
-        sql += " AND (w.root = ? OR substr(w.root, 1, ?) = ?)"
-        params += [under, len(under) + 1, under.rstrip("/") + "/"]
-    rows = store.conn.execute(sql + " ORDER BY p.applied_at", params).fetchall()
-    hunks: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    ids = [r[0] for r in rows]
-    for i in range(0, len(ids), 500):
-        chunk = ids[i : i + 500]
-        for pid, old, new in store.conn.execute(
-            f"SELECT proposal_id, old_text, new_text FROM hunks WHERE proposal_id IN "
-            f"({','.join('?' * len(chunk))}) ORDER BY proposal_id, idx",
-            chunk,
-        ):
-            hunks[pid].append((old, new))
-    return [_Watched(r[0], r[1], r[2], float(r[3]), tuple(hunks[r[0]])) for r in rows]
+    rows = watched_proposals(
+        store.conn,
+        applied_since=now - WATCH_DAYS * DAY,
+        watch_seconds=WATCH_DAYS * DAY,
+        under=under,
+    )
+    return [_Watched(*row) for row in rows]
 
 
 def _log(repo: str, since: float) -> list[Commit]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from capture.store import tier_rows
 from capture.store.database import Store
 from capture.store.episodes import load_episodes
 from capture.store.late_signal_rows import late_signals
@@ -27,37 +28,18 @@ class TierReport:
 
 def episodes_of(store: Store, proposal_ids: Sequence[str]) -> list[str]:
     """The episodes these proposals belong to."""
-    out: dict[str, None] = {}
-    ids = list(proposal_ids)
-    for i in range(0, len(ids), 500):
-        chunk = ids[i : i + 500]
-        for (eid,) in store.conn.execute(
-            f"SELECT DISTINCT episode_id FROM proposals WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            out[eid] = None
-    return list(out)
+    return store.episodes_of(proposal_ids)
 
 
 def untiered_episodes(store: Store) -> list[str]:
     """Settled episodes that have no tier yet (rejected-only episodes settle without a
     checkpoint; stores from before the tiers)."""
-    rows = store.conn.execute(
-        "SELECT e.id FROM episodes e WHERE e.settled_at IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM tier_history t WHERE t.subject = 'episode' AND t.subject_id = e.id)"
-    )
-    return [r[0] for r in rows]
+    return tier_rows.untiered_episodes(store.conn)
 
 
 def _quarantined(store: Store) -> set[str]:
     """Episodes the privacy layer quarantined (sync's anonymizer found what it could not scrub)."""
-    try:
-        rows = store.conn.execute(
-            "SELECT DISTINCT episode_id FROM sync_outbox WHERE state = 'quarantined'"
-        )
-    except Exception:  # noqa: BLE001 - a store without the sync tables has no flag
-        return set()
-    return {r[0] for r in rows}
+    return tier_rows.quarantined_episodes(store.conn)
 
 
 def _tests_passed(tests: dict) -> bool:

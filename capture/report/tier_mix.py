@@ -14,6 +14,7 @@ from typing import Any
 
 from capture.connection import sqlite3
 from capture.report.queries import Scope
+from capture.store.tier_rows import proposal_tier_counts
 from capture.tiers.model import Tier
 
 __all__ = [
@@ -49,17 +50,7 @@ class TierMixRow:
 
 def fetch_tier_counts(conn: sqlite3.Connection, scope: Scope) -> list[tuple[str, str, str, int]]:
     """(agent, model, tier, proposals) over the proposals created in the scope's period."""
-    sql = """SELECT p.agent, COALESCE(p.model, ''), t.tier, COUNT(*)
-        FROM proposals p JOIN tier_history t ON t.subject = 'proposal' AND t.subject_id = p.id
-        WHERE t.id = (SELECT MAX(u.id) FROM tier_history u
-                      WHERE u.subject = 'proposal' AND u.subject_id = p.id)
-          AND p.created_at >= ? AND p.created_at < ?"""
-    params: list[Any] = [scope.since, scope.until]
-    if scope.workspace_id is not None:
-        sql += " AND p.workspace_id = ?"
-        params.append(scope.workspace_id)
-    sql += " GROUP BY 1, 2, 3"
-    return [(r[0], r[1], r[2], int(r[3])) for r in conn.execute(sql, params)]
+    return proposal_tier_counts(conn, scope.since, scope.until, scope.workspace_id)
 
 
 def tier_mix(counts: Iterable[tuple[str, str, str, int]]) -> tuple[list[TierMixRow], TierMixRow]:

@@ -76,6 +76,16 @@ class CheckpointRows(RowGroup):
             for r in self.conn.execute(sql, params)
         ]
 
+    def unobserved_due_times(self, proposal_id: str) -> tuple[float, ...]:
+        """When each of the proposal's checkpoints not observed yet falls due."""
+        return tuple(
+            float(r[0])
+            for r in self.conn.execute(
+                "SELECT due_at FROM checkpoints WHERE proposal_id = ? AND observed_at IS NULL",
+                (proposal_id,),
+            )
+        )
+
     def next_due_at(self) -> float | None:
         row = self.conn.execute(
             "SELECT min(due_at) FROM checkpoints WHERE observed_at IS NULL"

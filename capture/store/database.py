@@ -7,8 +7,9 @@ up front means a busy writer waits (busy timeout) instead of failing on a lock u
 
 `Store` opens the connection (migrating the schema when it is behind, and the tables of a
 package that opens it with its own migration set: `capture.store.migration_sets`) and holds the
-event log and the deferred rollups; the rows of proposals, checkpoints and test runs are written
-by the mixins it inherits (`capture.store.proposal_rows`, `checkpoint_rows`, `run_rows`), on the
+event log, the deferred rollups and the connection's settings; the rows of proposals,
+checkpoints, test runs and episodes are written by the mixins it inherits
+(`capture.store.proposal_rows`, `checkpoint_rows`, `run_rows`, `episode_rows`), on the
 transaction, workspaces and episodes they share (`capture.store.row_groups`).
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 from capture.connection import connect, sqlite3
 from capture.errors import NotFoundError, StoreError
 from capture.store.checkpoint_rows import CheckpointRows
+from capture.store.episode_rows import EpisodeRows
 from capture.store.migration_sets import MigrationSet, apply_migration_set
 from capture.store.proposal_rows import ProposalRows
 from capture.store.run_rows import RunRows
@@ -52,7 +54,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-class Store(ProposalRows, CheckpointRows, RunRows):
+class Store(ProposalRows, CheckpointRows, RunRows, EpisodeRows):
     """One connection to the capture database. Not shared between threads."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
@@ -105,6 +107,26 @@ class Store(ProposalRows, CheckpointRows, RunRows):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- the connection's settings ------------------------------------------------------------
+
+    def busy_timeout(self) -> int:
+        """How long, in milliseconds, a statement waits for another writer."""
+        return int(self.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+
+    def set_busy_timeout(self, ms: int) -> None:
+        self.conn.execute(f"PRAGMA busy_timeout={int(ms)}")
+
+    def cache_size(self) -> int:
+        """The page cache's size as SQLite states it (negative: KiB; positive: pages)."""
+        return int(self.conn.execute("PRAGMA cache_size").fetchone()[0])
+
+    def set_cache_size(self, size: int) -> None:
+        self.conn.execute(f"PRAGMA cache_size = {int(size)}")
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits (no table is read)."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def defer_rollups(self) -> DeferredRollups:
         """Stop adding each inserted proposal and checkpoint to the report rollups, inside the

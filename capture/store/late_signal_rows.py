@@ -1,13 +1,15 @@
-"""The late signals of each proposal (`late_signals`, one row per proposal, the newest pass's)."""
+"""The late signals of each proposal (`late_signals`, one row per proposal, the newest pass's),
+and the proposals a late pass still watches."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from capture.connection import sqlite3
 from capture.tiers.late_signals import LateSignals
 
-__all__ = ["late_signals", "write_late_signals"]
+__all__ = ["late_signals", "watched_proposals", "write_late_signals"]
 
 # (column, LateSignals field) in table order
 _COLUMNS = (
@@ -68,3 +70,34 @@ def late_signals(
             values["renamed"] = bool(values["renamed"])
             out[row[0]] = LateSignals(**values)
     return out
+
+
+def watched_proposals(
+    conn: sqlite3.Connection, *, applied_since: float, watch_seconds: float, under: str | None
+) -> list[tuple[str, str, str, float, tuple[tuple[str, str], ...]]]:
+    """(id, workspace root, path, applied at, its hunks' (old, new) texts) of each applied
+    proposal kept or edited that a late pass still watches, oldest first: never measured or
+    not committed and applied since `applied_since`, or committed less than `watch_seconds`
+    before its last measure. `under`: only the workspaces in that folder."""
+    sql = """SELECT p.id, w.root, p.path, p.applied_at FROM proposals p
+        JOIN workspaces w ON w.id = p.workspace_id
+        LEFT JOIN late_signals l ON l.proposal_id = p.id
+        WHERE p.state = 'applied' AND p.outcome IN ('kept', 'edited')
+          AND (l.proposal_id IS NULL OR l.committed_at IS NULL AND p.applied_at >= ?
+               OR l.committed_at IS NOT NULL AND l.measured_at < l.committed_at + ?)"""
+    params: list[object] = [applied_since, watch_seconds]
+    if under is not None:
+        sql += " AND (w.root = ? OR substr(w.root, 1, ?) = ?)"
+        params += [under, len(under) + 1, under.rstrip("/") + "/"]
+    rows = conn.execute(sql + " ORDER BY p.applied_at", params).fetchall()
+    hunks: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    ids = [r[0] for r in rows]
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        for pid, old, new in conn.execute(
+            f"SELECT proposal_id, old_text, new_text FROM hunks WHERE proposal_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY proposal_id, idx",
+            chunk,
+        ):
+            hunks[pid].append((old, new))
+    return [(r[0], r[1], r[2], float(r[3]), tuple(hunks[r[0]])) for r in rows]

@@ -251,6 +251,17 @@ class ProposalRows(RowGroup):
             if file_text is not None:
                 self.set_baseline(row["workspace_id"], row["path"], file_text, now)
 
+    def proposal_with_key(self, dedupe_key: str) -> str | None:
+        """The id of the proposal recorded under this key, if one was."""
+        row = self.conn.execute(
+            "SELECT id FROM proposals WHERE dedupe_key = ?", (dedupe_key,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def known_proposal_keys(self, keys: Sequence[str]) -> set[str]:
+        """The keys among `keys` a proposal was recorded under (a hook or an earlier import)."""
+        return self._known_keys("proposals", keys)
+
     def proposal_row(self, proposal_id: str) -> sqlite3.Row:
         row = self.conn.execute("SELECT * FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
         if row is None:
@@ -273,6 +284,41 @@ class ProposalRows(RowGroup):
             ):
                 found[row["proposal_id"]].append(row)
         return found
+
+    def live_proposal_ids(self, workspace_id: int, path: str) -> set[str]:
+        """The ids of `live_proposals`, without reading their rows."""
+        return {
+            str(row[0])
+            for row in self.conn.execute(
+                """SELECT p.id FROM proposals p WHERE p.workspace_id = ? AND p.path = ?
+                   AND p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
+                   WHERE c.proposal_id = p.id AND c.observed_at IS NULL)""",
+                (workspace_id, path),
+            )
+        }
+
+    def live_proposals_everywhere(
+        self, *, ids: Sequence[str] | None = None, after_rowid: int | None = None
+    ) -> list[sqlite3.Row]:
+        """Live proposals of every file, oldest first, with their workspace's root: all, those
+        with the given ids, or those inserted after a rowid. Rows hold `rid` (the rowid), `id`,
+        `workspace_id`, `root` and `path`."""
+        sql = """SELECT p.rowid AS rid, p.id, p.workspace_id, w.root, p.path
+            FROM proposals p JOIN workspaces w ON w.id = p.workspace_id
+            WHERE p.state = 'applied' AND EXISTS (SELECT 1 FROM checkpoints c
+                WHERE c.proposal_id = p.id AND c.observed_at IS NULL)"""
+        params: list[object] = []
+        if ids is not None:
+            sql += f" AND p.id IN ({','.join('?' * len(ids))})"
+            params.extend(ids)
+        if after_rowid is not None:
+            sql += " AND p.rowid > ?"
+            params.append(after_rowid)
+        return self.conn.execute(sql + " ORDER BY p.rowid", params).fetchall()
+
+    def max_proposal_rowid(self) -> int:
+        row = self.conn.execute("SELECT max(rowid) FROM proposals").fetchone()
+        return int(row[0] or 0)
 
     def live_proposals(self, workspace_id: int, path: str) -> list[sqlite3.Row]:
         """Applied proposals of a file whose tracking is not over (late check included)."""

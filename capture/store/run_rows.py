@@ -88,6 +88,55 @@ class RunRows(RowGroup):
                 self._link_test_run(run_id, workspace_id, run.started_at, late_seconds)
             return run_id
 
+    def run_with_key(self, dedupe_key: str) -> tuple[str, int | None, str | None] | None:
+        """(id, exit code, seen by) of the run recorded under this key, if one was."""
+        row = self.conn.execute(
+            "SELECT id, exit_code, seen_by FROM test_runs WHERE dedupe_key = ?", (dedupe_key,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), row[1], row[2])
+
+    def run_with_id(self, run_id: str) -> tuple[str, int | None, str | None] | None:
+        """(id, exit code, seen by) of the run, if it is on record."""
+        row = self.conn.execute(
+            "SELECT id, exit_code, seen_by FROM test_runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), row[1], row[2])
+
+    def known_run_keys(self, keys: Sequence[str]) -> set[str]:
+        """The keys among `keys` a run was recorded under (a hook or an earlier import)."""
+        return self._known_keys("test_runs", keys)
+
+    def fill_exit_code(self, run_id: str, exit_code: int) -> None:
+        """A later report of the run knows its exit code: kept where none was, and as the
+        shell's own where another source's report made the run."""
+        self.conn.execute(
+            """UPDATE test_runs SET exit_code = coalesce(exit_code, ?),
+               shell_exit_code = CASE WHEN seen_by IS NULL THEN shell_exit_code
+               ELSE coalesce(shell_exit_code, ?) END WHERE id = ?""",
+            (exit_code, exit_code, run_id),
+        )
+
+    def link_run(self, episode_id: str, run_id: str) -> None:
+        """Link a run to an episode the caller knows it followed (a turn's own run)."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO episode_test_runs (episode_id, test_run_id) VALUES (?, ?)",
+            (episode_id, run_id),
+        )
+
+    def run_times_in(
+        self, root: str, since: float, *, excluding: Sequence[str]
+    ) -> list[tuple[float, float | None]]:
+        """(start, duration) of the workspace's runs started since `since`, but those of the
+        sources excluded."""
+        marks = ",".join("?" * len(excluding))
+        rows = self.conn.execute(
+            f"""SELECT t.started_at, t.duration_s FROM test_runs t JOIN workspaces w
+               ON w.id = t.workspace_id WHERE w.root = ? AND t.source NOT IN ({marks})
+               AND t.started_at >= ?""",
+            (root, *excluding, since),
+        ).fetchall()
+        return [(float(r[0]), r[1]) for r in rows]
+
     def _merge_same_execution(
         self, run: TestRunInput, workspace_id: int, now: float, late_seconds: float
     ) -> str | None:

@@ -1,7 +1,8 @@
 """The tier history: every decision kept, the newest one per subject being its current tier.
 
 A decision is written only when it differs from the subject's current one, so recomputing tiers
-that did not change adds nothing.
+that did not change adds nothing. Also what tiers are read for: the tier mix of a period, the
+settled episodes not tiered yet, and those sync's outbox quarantined.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ from dataclasses import dataclass
 from capture.connection import sqlite3
 from capture.tiers.model import SUBJECTS, Tier, TierDecision
 
-__all__ = ["TierChange", "current_tiers", "record_tier", "tier_histories", "tier_history"]
+__all__ = [
+    "TierChange",
+    "current_tiers",
+    "proposal_tier_counts",
+    "quarantined_episodes",
+    "record_tier",
+    "tier_histories",
+    "tier_history",
+    "untiered_episodes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,3 +128,42 @@ def record_tier(
         ),
     )
     return True
+
+
+def proposal_tier_counts(
+    conn: sqlite3.Connection, since: float, until: float, workspace_id: int | None
+) -> list[tuple[str, str, str, int]]:
+    """(agent, model or '', current tier, proposals) over the proposals created in
+    [since, until), of one workspace or all (None)."""
+    sql = """SELECT p.agent, COALESCE(p.model, ''), t.tier, COUNT(*)
+        FROM proposals p JOIN tier_history t ON t.subject = 'proposal' AND t.subject_id = p.id
+        WHERE t.id = (SELECT MAX(u.id) FROM tier_history u
+                      WHERE u.subject = 'proposal' AND u.subject_id = p.id)
+          AND p.created_at >= ? AND p.created_at < ?"""
+    params: list[object] = [since, until]
+    if workspace_id is not None:
+        sql += " AND p.workspace_id = ?"
+        params.append(workspace_id)
+    sql += " GROUP BY 1, 2, 3"
+    return [(r[0], r[1], r[2], int(r[3])) for r in conn.execute(sql, params)]
+
+
+def untiered_episodes(conn: sqlite3.Connection) -> list[str]:
+    """Settled episodes that have no tier yet."""
+    rows = conn.execute(
+        "SELECT e.id FROM episodes e WHERE e.settled_at IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM tier_history t WHERE t.subject = 'episode' AND t.subject_id = e.id)"
+    )
+    return [r[0] for r in rows]
+
+
+def quarantined_episodes(conn: sqlite3.Connection) -> set[str]:
+    """Episodes the privacy layer quarantined (sync's outbox holds a revision it could not
+    scrub); none on a store without sync's tables."""
+    try:
+        rows = conn.execute(
+            "SELECT DISTINCT episode_id FROM sync_outbox WHERE state = 'quarantined'"
+        )
+    except Exception:  # noqa: BLE001 - a store without the sync tables has no flag
+        return set()
+    return {r[0] for r in rows}

@@ -98,7 +98,7 @@ def check_recorded(home: Path, ws: Path, expected: int) -> tuple[int, float]:
     from capture.config import load_config
     from capture.connection import sqlite3
     from capture.hooks.inbox import enqueue
-    from capture.hooks.ingest import drain
+    from capture.hooks.queue import drain
     from capture.store.database import Store
     from capture.testruns.sources.handoff import RUN_AGENT, RUN_EVENT, encode_run
 

@@ -22,7 +22,7 @@ from typing import Any
 from capture.config import load_config
 from capture.files import MAX_TRACKED_BYTES
 from capture.hooks.inbox import enqueue
-from capture.hooks.ingest import drain
+from capture.hooks.queue import drain
 from capture.hooks.snapshot import edit_paths, take
 from capture.recording.observer import observe_due
 from capture.store.database import Store

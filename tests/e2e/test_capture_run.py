@@ -272,15 +272,18 @@ def test_a_run_with_only_output_is_queued_and_recorded_in_the_background(
     assert proc.stdout == b"==== 1 failed, 2 passed in 0.12s ====\n"
     imported = set(re.findall(r"^import time:.*\|\s+(\S+)$", proc.stderr.decode(), re.M))
     assert "capture.testruns.sources.handoff" in imported
-    # Recording is left to the detached process: the wrapper loads neither the store nor
-    # the model, nor what they cost (dataclasses, argparse).
+    # Recording is left to the detached process: the wrapper loads neither the store (but the
+    # queue's rows, `capture.store.inbox_rows`) nor the model, nor what they cost (dataclasses,
+    # argparse).
     loaded = imported & {
-        "capture.store",
+        "capture.store.database",
         "capture.model",
         "capture.recording",
         "dataclasses",
     }
     assert loaded == set()
+    store = sorted(m for m in imported if m.startswith("capture.store"))
+    assert store == ["capture.store", "capture.store.inbox_rows"]
 
     wait_for_queue(home)
     found = rows(

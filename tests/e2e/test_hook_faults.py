@@ -276,7 +276,7 @@ def test_a_fifo_named_by_an_edit_blocks_nobody(
 
 def test_a_run_whose_write_meets_contention_is_queued(ws: Path, capture_home: Path) -> None:
     from capture.config import load_config
-    from capture.hooks.ingest import drain
+    from capture.hooks.queue import drain
     from capture.model import CaseResult
     from capture.store.database import Store
     from capture.testruns.results import choose_results
@@ -320,7 +320,7 @@ def test_a_payload_that_failed_half_way_is_recorded_once_when_retried(
     ws: Path, capture_home: Path, run_capture: RunCapture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from capture.config import load_config
-    from capture.hooks import ingest
+    from capture.hooks import ingest, queue
     from capture.store.database import Store
 
     hook(run_capture, "claude-code", edit_payload(ws, "toolu_first"), cwd=ws)
@@ -342,7 +342,7 @@ def test_a_payload_that_failed_half_way_is_recorded_once_when_retried(
     monkeypatch.setattr(ingest, "observe_workspace", fails_after_the_records)
     store = Store.open(db)
     try:
-        ingest.drain(store, load_config())
+        queue.drain(store, load_config())
     finally:
         store.close()
     monkeypatch.undo()

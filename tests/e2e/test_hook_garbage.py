@@ -118,17 +118,20 @@ def test_unknown_agent_and_database_trouble_still_exit_0(
 
 FORBIDDEN = ("pygls", "lsprotocol", "sqlite_utils", "httpx", "rich", "watchdog")
 #: What the agent waits for queues the payload and returns: even the core's own heavier imports
-#: (alignment, dataclasses, JSON) are left to the detached child that applies it.
+#: (alignment, dataclasses, JSON) are left to the detached child that applies it. Of the store,
+#: only the queue's rows are loaded (`STORE_IN_FAST_LANE`).
 FAST_LANE_FORBIDDEN = (
     *FORBIDDEN,
     "rapidfuzz",
     "dataclasses",
     "json",
     "argparse",
-    "capture.store",
+    "capture.store.database",
     "capture.recording",
     "capture.edits",
 )
+
+STORE_IN_FAST_LANE = ["capture.store", "capture.store.inbox_rows"]
 
 
 def test_hook_path_imports_nothing_heavy(ws: Path, capture_home: Path) -> None:
@@ -150,5 +153,6 @@ def test_hook_path_imports_nothing_heavy(ws: Path, capture_home: Path) -> None:
     assert "capture.hooks.inbox" in imported
     heavy = sorted(m for m in imported if m in FAST_LANE_FORBIDDEN or m.split(".")[0] in FORBIDDEN)
     assert heavy == []
+    assert sorted(m for m in imported if m.startswith("capture.store")) == STORE_IN_FAST_LANE
     wait_for_queue(capture_home)
     assert count(capture_home, "proposals") == 2  # the payload was really applied

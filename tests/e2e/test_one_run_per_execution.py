@@ -13,7 +13,7 @@ from typing import Any
 
 from capture.config import load_config
 from capture.hooks.inbox import enqueue
-from capture.hooks.ingest import drain
+from capture.hooks.queue import drain
 from capture.store.database import Store
 from tests.conftest import RunCapture, capture_env
 from tests.e2e.hook_support import example, hook, rows

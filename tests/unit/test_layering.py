@@ -1,8 +1,20 @@
-"""The core's layering, as `capture/__init__.py` and each package's docstring state it.
+"""The core's layering, as `capture/__init__.py` and each package's docstring state it, and
+where SQL may be written.
 
 Read from the source: every import statement (those inside functions and `TYPE_CHECKING` blocks
 included) and every string that names one of our modules (`importlib` tables), so a forbidden
 import fails here before any process runs. Each failure names the file, the line and the rule.
+
+The SQL map: a statement for a database (a string that begins as one: SELECT, INSERT, UPDATE,
+DELETE, CREATE, WITH, ALTER, DROP, REPLACE, PRAGMA and the transaction statements), and a call
+of a connection's `execute`, `executemany` or `executescript`, appear only in
+
+    capture/store/              the local SQLite store: every table of the core's database
+    sync/store/                 sync's own local tables (its settings, outbox, projections)
+    sync/collector/storage*     the team collector's storage (SQLite and PostgreSQL)
+
+Everything else (hooks, importers, the server, the CLI, test-run sources, report, export, sync)
+calls the store's functions.
 """
 
 from __future__ import annotations
@@ -64,7 +76,7 @@ FAST_LANE_MAY_LOAD = frozenset(
     {"__future__", "os", "sys", "time", "sqlite3", "pysqlite3", "collections.abc"}
     | {"capture", "capture.cli", "capture.cli.hook_cmd", "capture.dirs"}
     | {"capture.hooks", "capture.hooks.inbox", "capture.hooks.payloads"}
-    | {"capture.connection"}
+    | {"capture.connection", "capture.store", "capture.store.inbox_rows"}
 )
 
 #: What the pure decisions never touch: files, processes, clocks, the database, the network
@@ -420,3 +432,129 @@ def test_a_sqlite_library_imported_elsewhere_is_found() -> None:
     assert imports_in("from capture.connection import sqlite3\n", "sync.outbox") == [
         (1, "capture.connection")
     ]
+
+
+#: Where SQL may be written (paths from the project's root, as prefixes): see the module's
+#: docstring.
+SQL_HOMES = ("capture/store/", "sync/store/", "sync/collector/storage")
+
+#: A string that begins as a SQL statement. Keywords are upper case, as all of our SQL writes
+#: them, and each is followed by what makes it a statement, so prose ("Replace the text",
+#: "with sync off", "delete") and names ("BEGIN", "COMMIT") do not count; a bare "BEGIN" or
+#: "COMMIT" run on a connection is found by its `execute` call.
+SQL_STATEMENT = re.compile(
+    r"""^\s*(?:
+        SELECT\s+\S
+      | INSERT\s+(?:OR\s+[A-Z]+\s+)?INTO\s
+      | REPLACE\s+INTO\s
+      | UPDATE\s+(?:OR\s+[A-Z]+\s+)?\S+\s+SET\s
+      | DELETE\s+FROM\s
+      | CREATE\s+(?:(?:TEMP|TEMPORARY|UNIQUE|VIRTUAL|OR\s+REPLACE)\s+)*
+            (?:TABLE|INDEX|TRIGGER|VIEW|FUNCTION)\b
+      | ALTER\s+TABLE\s
+      | DROP\s+(?:TABLE|INDEX|TRIGGER|VIEW)\b
+      | WITH\s+(?:RECURSIVE\s+)?\w+(?:\s*\([^)]*\))?\s+AS\s*\(
+      | PRAGMA\s+\w
+      | BEGIN\s+(?:DEFERRED|IMMEDIATE|EXCLUSIVE|TRANSACTION)\b
+      | (?:COMMIT|END|ROLLBACK)\s+TRANSACTION\b
+      | ROLLBACK\s+TO\s
+      | (?:SAVEPOINT|RELEASE)\s+\S
+    )""",
+    re.X,
+)
+
+#: A connection's methods that run SQL.
+SQL_CALLS = frozenset({"execute", "executemany", "executescript"})
+
+
+def _string_text(node: ast.AST) -> str | None:
+    """A string constant's text; an f-string's with `{}` for each value."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
+            for v in node.values
+        )
+    return None
+
+
+def sql_in(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each SQL statement and each SQL call in the source."""
+    found = []
+    inside_fstring: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.JoinedStr):
+            inside_fstring.update(id(v) for v in node.values)
+        text = _string_text(node)
+        if text is not None and id(node) not in inside_fstring and SQL_STATEMENT.match(text):
+            first = text.strip().splitlines()[0]
+            found.append((node.lineno, f"SQL {first[:40]!r}"))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SQL_CALLS
+        ):
+            found.append((node.lineno, f"a call of .{node.func.attr}()"))
+    return sorted(found)
+
+
+def _may_hold_sql(relative: str) -> bool:
+    return relative.startswith(SQL_HOMES)
+
+
+def sql_outside_the_stores() -> list[str]:
+    problems = []
+    for path in MODULES.values():
+        relative = path.relative_to(ROOT).as_posix()
+        if _may_hold_sql(relative):
+            continue
+        for line, what in sql_in(path.read_text()):
+            problems.append(f"{relative}:{line}: {what} outside the store (see SQL_HOMES)")
+    return problems
+
+
+def test_sql_is_written_only_in_the_stores() -> None:
+    """SQL statements and the calls that run them appear only under `capture/store/` (the local
+    database), `sync/store/` (sync's own tables) and `sync/collector/storage*` (the collector's
+    storage)."""
+    problems = sql_outside_the_stores()
+    assert not problems, "SQL outside the stores:\n" + "\n".join(problems)
+
+
+def test_the_sql_scan_sees_the_stores_sql() -> None:
+    # if the scan missed these, the rule above would pass whatever the code held
+    for name in (
+        "capture.store.proposal_rows",
+        "capture.store.inbox_rows",
+        "sync.store.outbox_rows",
+    ):
+        assert len(sql_in(MODULES[name].read_text())) > 3, name
+    assert not any(_may_hold_sql(f"capture/{p}/x.py") for p in ("hooks", "recording", "cli"))
+    assert not _may_hold_sql("server/stored.py") and _may_hold_sql("sync/collector/storage.py")
+
+
+def test_a_sql_statement_is_told_from_prose() -> None:
+    source = (
+        'a = "SELECT id FROM proposals WHERE dedupe_key = ?"\n'
+        'b = f"SELECT {key} AS k FROM report_counts"\n'
+        'c = """\n    INSERT OR IGNORE INTO hunks (id) VALUES (?)"""\n'
+        'd = "UPDATE hook_inbox SET error = ? WHERE id = ?"\n'
+        'e = "DELETE FROM hook_pending WHERE key = ?"\n'
+        'f = "CREATE TEMP TABLE incoming (team text)"\n'
+        'g = "WITH linked AS (SELECT 1) SELECT * FROM linked"\n'
+        'h = f"PRAGMA busy_timeout={ms}"\n'
+        'i = "BEGIN IMMEDIATE"\n'
+        'j = f"SAVEPOINT {name}"\n'
+        "conn.executemany(statement, rows)\n"
+        # prose and words that are not statements
+        'k = "Replace this code; answer with the replacement only:"\n'
+        'l = "with sync off: the level to show"\n'
+        'm = ("update", "delete", "create", "replace", "select")\n'
+        'n = "Drop the watches of directories that were deleted"\n'
+        'o = "*** Begin Patch"\n'
+        'p = "# >>> agent-capture late signals >>>"\n'
+        'q = "one INSERT, then the answer"\n'
+        '__all__ = ["BEGIN", "COMMIT", "END"]\n'
+    )
+    assert [line for line, _ in sql_in(source)] == [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12]

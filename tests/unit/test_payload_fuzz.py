@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from capture.cli.hook_cmd import _snapshots, hook_now
 from capture.config import Config, load_config
 from capture.hooks import inbox
-from capture.hooks.ingest import drain, set_aside
 from capture.hooks.payloads import MAX_PAYLOAD_BYTES
+from capture.hooks.queue import drain, set_aside
 from capture.store.database import Store
 from tests.e2e.hook_support import example, make_workspace
 from tests.hook_payloads import PREFIXES, HookCall, hook_call

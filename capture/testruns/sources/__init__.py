@@ -4,7 +4,8 @@ pytest plugin (`pytest_plugin`), and the JUnit watcher (`junit_watcher`); `in_pr
 a run under way so that no other source records it too. (An agent's shell tool call is the
 fourth source: `capture.hooks`.)
 
-Shells: they read the world and write through `capture.recording` and `capture.store`. May
+Shells: they read the world and record through the front door (`capture.recording.recorder`),
+asking the store (`capture.store`) what they need to know. May
 import everything below them (`capture.testruns`, `capture.store`, `capture.recording`,
 `capture.config`, ...), never the hooks, importers, report, CLI, `server` or `sync`. The pytest
 plugin is imported by every pytest session of the user's, so it imports nothing of ours at its

@@ -22,7 +22,7 @@ from typing import Any
 
 from capture.config import Config
 from capture.model import TestRunInput
-from capture.recording.recorder import record_test_run
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.testruns.junit_files import (
     Batches,
@@ -91,7 +91,9 @@ def record_reports(
         report=names,
         cases=report.cases,
     )
-    run_id = record_test_run(store, run, now=time.time(), late_seconds=config.late.seconds)
+    run_id = Recorder(store, config).test_run(
+        run, now=time.time(), late_seconds=config.late.seconds
+    )
     log(
         f"recorded {names}: {report.passed} passed, {report.failed} failed, "
         f"{report.errors} errors, {report.skipped} skipped (run {run_id})"
@@ -111,13 +113,7 @@ def _names(paths: Sequence[Path], root: Path) -> str:
 
 def _other_runs(store: Store, root: str, since: float) -> list[tuple[float, float | None]]:
     # an agent's shell run is not one of them: the report's results are recorded into it
-    rows = store.conn.execute(
-        """SELECT t.started_at, t.duration_s FROM test_runs t JOIN workspaces w
-           ON w.id = t.workspace_id WHERE w.root = ? AND t.source NOT IN ('junit-file', 'hook')
-           AND t.started_at >= ?""",
-        (root, since - 86400.0),
-    ).fetchall()
-    return [(float(r[0]), r[1]) for r in rows]
+    return store.run_times_in(root, since - 86400.0, excluding=("junit-file", "hook"))
 
 
 class ReportWatcher:

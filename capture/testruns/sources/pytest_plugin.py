@@ -117,7 +117,7 @@ class _Recorder:
 
         from capture.config import load_config
         from capture.model import TestRunInput
-        from capture.recording.recorder import record_test_run
+        from capture.recording.recorder import Recorder
         from capture.store.database import Store
 
         config = self.config
@@ -141,8 +141,8 @@ class _Recorder:
         )
         settings = load_config()
         with Store.open(settings.paths.db) as store:
-            record_test_run(
-                store, run, now=self.started_at + duration, late_seconds=settings.late.seconds
+            Recorder(store, settings).test_run(
+                run, now=self.started_at + duration, late_seconds=settings.late.seconds
             )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from capture.config import Config
 from capture.connection import sqlite3
 from capture.model import CaseResult, TestRunInput
-from capture.recording.recorder import record_test_run
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.testruns.results import Results, choose_results, fill_run
 
@@ -70,11 +70,8 @@ def record_wrapped(
 
 
 def _record(store: Store, config: Config, run: TestRunInput) -> str:
-    return record_test_run(
-        store,
-        run,
-        now=run.started_at + (run.duration_s or 0.0),
-        late_seconds=config.late.seconds,
+    return Recorder(store, config).test_run(
+        run, now=run.started_at + (run.duration_s or 0.0), late_seconds=config.late.seconds
     )
 
 
@@ -84,24 +81,21 @@ def _queue_recorded(store: Store, run: TestRunInput) -> str:
     not get through."""
     import time
 
+    from capture.store.inbox_rows import insert_payload
     from capture.testruns.sources.handoff import RUN_AGENT, RUN_EVENT, encode_recorded
 
-    if store.conn.in_transaction:
-        store.conn.execute("ROLLBACK")
+    if store.in_transaction:
+        store.rollback()
     if run.dedupe_key is None:  # applying the queued run twice records it once
         run.dedupe_key = f"run:{os.urandom(12).hex()}"
     raw = encode_recorded(dataclasses.asdict(run))
-    timeout = store.conn.execute("PRAGMA busy_timeout").fetchone()[0]
-    store.conn.execute(f"PRAGMA busy_timeout={QUEUE_BUSY_MS}")
+    timeout = store.busy_timeout()
+    store.set_busy_timeout(QUEUE_BUSY_MS)
     try:
         with store.transaction():
-            store.conn.execute(
-                "INSERT INTO hook_inbox (at, agent, event, payload, cwd, env) "
-                "VALUES (?, ?, ?, ?, ?, '')",
-                (time.time(), RUN_AGENT, RUN_EVENT, raw, run.cwd or ""),
-            )
+            insert_payload(store.conn, time.time(), RUN_AGENT, RUN_EVENT, raw, run.cwd or "", "")
     finally:
-        store.conn.execute(f"PRAGMA busy_timeout={int(timeout)}")
+        store.set_busy_timeout(timeout)
     return run.dedupe_key
 
 
