@@ -19,7 +19,6 @@ sys.path.insert(0, str(ROOT))
 
 # Siblings, imported now: mkdocs puts this folder on sys.path only while it loads the hook.
 from cli_reference import cli_markdown  # noqa: E402
-from episode_schema import schema_markdown  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 
 __all__ = ["GENERATORS", "episode_schema", "layer_map", "on_page_markdown"]
@@ -28,9 +27,11 @@ MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 
 
 def episode_schema() -> str:
-    """The episode schema page's tables: today from the JSON Schema the export ships. When the
-    typed episode contract lands, this is the one place to call its `schema_markdown()`."""
-    return schema_markdown(ROOT / "capture" / "export" / "episode.schema.json")
+    """The episode schema page, rendered from the episode contract (`capture/episode/`): the
+    same types `episodes --json`, the export's JSON Schema and the collector's validation use."""
+    from capture.episode.reference import schema_markdown
+
+    return schema_markdown()
 
 
 def layer_map() -> str:
