@@ -9,8 +9,9 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from capture.config import Config
 from capture.model import TestRunInput
-from capture.recording.recorder import record_test_run
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from server.feature import Feature, NotificationHandler
 from server.params import ParamsError, parse_test_run
@@ -60,7 +61,10 @@ class TestRuns(Feature):
             dedupe_key=f"lsp:{p.run_id}" if p.run_id else None,
         )
         self.context.writer.post(
-            partial(_record, run, folders, now, raw.decode("utf-8", "replace")), "capture/testRun"
+            partial(
+                _record, self.context.config, run, folders, now, raw.decode("utf-8", "replace")
+            ),
+            "capture/testRun",
         )
 
 
@@ -69,13 +73,15 @@ def _near(workspace: str, folders: list[str]) -> bool:
     return inside(workspace, folders) or any(inside(f, [workspace]) for f in folders)
 
 
-def _record(run: TestRunInput, folders: list[str], now: float, raw: str, store: Store) -> str:
+def _record(
+    config: Config, run: TestRunInput, folders: list[str], now: float, raw: str, store: Store
+) -> str:
     if run.workspace is not None:
         run.workspace = resolve(run.workspace)
     elif run.cwd is not None:
         run.workspace = workspace_root(resolve(run.cwd), folders)
     elif folders:
         run.workspace = workspace_root(resolve(folders[0]), folders)
-    run_id = record_test_run(store, run, now=now, raw=raw)
+    run_id = Recorder(store, config).test_run(run, now=now, raw=raw)
     log.info("recorded test run %s (%s, exit %s)", run_id, run.command, run.exit_code)
     return run_id

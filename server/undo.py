@@ -12,6 +12,8 @@ import time
 from functools import partial
 from typing import Any
 
+from capture.config import Config
+from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from server.documents import Documents
 from server.feature import Context, Feature, NotificationHandler
@@ -40,15 +42,21 @@ class Undo(Feature):
                     touched = lives
                     break
         payload = {"uri": p.uri, "version": p.version, "reason": p.reason}
-        self.context.writer.post(partial(_record, payload, touched, time.time()), "capture/undo")
+        self.context.writer.post(
+            partial(_record, self.context.config, payload, touched, time.time()), "capture/undo"
+        )
 
 
 def _record(
-    payload: dict[str, Any], touched: tuple[LiveProposal, ...], now: float, store: Store
+    config: Config,
+    payload: dict[str, Any],
+    touched: tuple[LiveProposal, ...],
+    now: float,
+    store: Store,
 ) -> None:
     # On the writer thread, a proposal reported just before has its id by now.
     ids = sorted(p.proposal_id for p in touched if p.proposal_id is not None)
     root = next((p.root for p in touched if p.root is not None), None)
-    store.append_event(
+    Recorder(store, config).event(
         "undo", json.dumps({**payload, "proposals": ids}), at=now, source="lsp", workspace=root
     )

@@ -99,3 +99,25 @@ def run_capture(capture_home: Path) -> RunCapture:
 def episodes_json(run_capture: RunCapture, *args: str) -> list[dict]:
     result = run_capture("episodes", "--json", *args, check=True)
     return json.loads(result.stdout)
+
+
+#: The heavy groups, marked by where they live or what they start, so that a contributor can
+#: run the fast part alone: `python -m pytest -m "not editors and not vscode and not postgres
+#: and not train"`.
+_GROUP_OF_DIRECTORY = {"editors": "editors", "vscode": "vscode"}
+_TRAINING_MODULES = frozenset({"test_export_training.py"})
+_POSTGRES_FIXTURES = frozenset({"pg_cluster", "pg_url"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath)).relative_to(ROOT)
+        group = _GROUP_OF_DIRECTORY.get(path.parts[1]) if len(path.parts) > 2 else None
+        if group:
+            item.add_marker(group)
+        if path.name in _TRAINING_MODULES:
+            item.add_marker("train")
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        names = set(getattr(item, "fixturenames", ()))
+        if names & _POSTGRES_FIXTURES or "postgresql" in params.values():
+            item.add_marker("postgres")
