@@ -1,8 +1,8 @@
 """The params of the ``capture/*`` notifications: checked, and turned into plain data.
 
 Every field is read defensively (an editor plugin may send anything); a message that cannot be
-used raises :class:`ParamsError` with one line saying why, which the server logs. The README's
-"capture serve" section documents each field.
+used raises :class:`ParamsError` with one line saying why, which the server logs. docs/editors.md
+("Notifications the server accepts") documents each field.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What became of an agent's edit: the measures at a checkpoint and the outcome they mean.
 
-All thresholds live here, and the README's "Outcome rules" section documents them. Rules version
+All thresholds live here, and docs/outcomes.md ("Outcome rules") documents them. Rules version
 3 (RULES_VERSION); a label is stored with the version that decided it and never re-decided, so
 earlier labels stay as they were. Version 3 changed no threshold: typing that continues a rewrite
 of the agent's text stays in its region (capture.edits.regions), so a line typed over key by key

@@ -1,7 +1,7 @@
 """The report's figures: pure functions over the plain rows (`capture.report.rows`) that
 `capture.report.queries` fetches.
 
-Definitions (the README's "capture report" section documents them for users):
+Definitions (docs/report.md documents them for users):
 
 - proposed = every proposal; applied, rejected, undecided (shown, no decision yet) by state;
   acceptance = applied / (applied + rejected).

@@ -1,6 +1,6 @@
 """Which shell commands run tests. An agent's shell tool call that matches becomes a test run.
 
-The list below is documented in the README ("Test commands"). Add your own in config.toml:
+The list below is documented in docs/agents.md ("Test commands"). Add your own in config.toml:
 
     [capture]
     test_commands = ["^just test\\b", "^bin/check\\b"]

@@ -1,7 +1,7 @@
 """Which episodes a test run is evidence for, and what an episode's runs say about it.
 
 Plain functions over plain data: the store gathers the times and counts, these decide. The
-README's "Test runs" section states the same rules for users.
+docs/test-runs.md states the same rules for users.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A proposal's tier is the first row of `PROPOSAL_RULES` whose test holds. Its `kept` rows are the
 exception: a kept proposal is `gold` when every requirement of `GOLD_REQUIREMENTS` holds, else
 `silver` with the reason of each requirement it missed. An episode's tier follows from its
-proposals' (`decide_episode`). The README's "Quality tiers" section states the same table for
+proposals' (`decide_episode`). docs/tiers.md states the same table for
 users; change them together, and raise TIER_RULES_VERSION when a rule changes.
 
 The facts are plain values the shell gathers: the proposal's state and final outcome (the

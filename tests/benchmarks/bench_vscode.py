@@ -7,7 +7,7 @@
 
     python tests/benchmarks/bench_vscode.py [--reloads 5] [--blocks 4] [--keys 50]
 
-Prints a Markdown table with the ratios (the README's VS Code figures).
+Prints a Markdown table with the ratios (the VS Code figures on the docs' benchmarks page).
 """
 
 from __future__ import annotations
