@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             f"warning   SQLite {report['sqlite']} is older than {safe}: its WAL reset can "
             "corrupt a database that several processes write (fixed in "
             f"{safe}); `pip install 'pysqlite3>=0.6.1'` brings a current one where it has a "
-            "wheel; see "Files" in the manual's Getting started page"
+            "wheel; see Files in the manual's Getting started page"
         )
     for name, version in report["packages"].items():
         print(f"  {name:<12} {version or 'MISSING'}")

@@ -1,4 +1,4 @@
-"""`capture propose` input: one proposal as a JSON object. docs/getting-started.md documents the schema."""
+"""`capture propose` input: one proposal as a JSON object (docs/getting-started.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The report as JSON: schema `agent-capture/report@1` (documented in docs/report.md; fields are only
+"""The report as JSON: schema `agent-capture/report@1` (docs/report.md; fields are only
 ever added within a version)."""
 
 from __future__ import annotations
