@@ -1,4 +1,5 @@
-"""Secret detection figures on the labelled corpus (tests/secret_corpus/corpus.py), in one run:
+"""Secret detection figures on the labelled corpus (tests/support/secrets/labelled_corpus.py),
+in one run:
 
 - per kind, recall of our pipeline (a secret counts as found when none of it is left in the
   redacted projection, what the collector would store), beside detect-secrets alone (all its
@@ -33,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy  # noqa: E402
 from sync.anonymize.pipeline import _episode_texts  # noqa: E402
-from tests.secret_corpus.corpus import Labelled, make_corpus, negative_lines  # noqa: E402
+from tests.support.secrets.labelled_corpus import Labelled, make_corpus, negative_lines  # noqa: E402
 
 SALT = b"benchmark salt, 32 bytes long..!"
 

@@ -31,7 +31,7 @@ from sync.anonymize.identity import HINTS, IdentityScrubber
 from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts
 from sync.anonymize.re2_bytes import found, found_in_text
 from sync.anonymize.secrets import NO_PLAN, SecretScanner
-from tests.secret_corpus.corpus import make_corpus, negative_lines
+from tests.support.secrets.labelled_corpus import make_corpus, negative_lines
 from tests.synthetic_episodes import make_episode
 
 _USER_WORDS = ("user", "login", "uid", "usr", "account")
