@@ -6,15 +6,12 @@ from __future__ import annotations
 import base64
 import random
 import re
-import tomllib
 
 import pytest
 
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy
 from sync.anonymize.detect import provider_lines
 from sync.anonymize.gitleaks import GitleaksRules
-from sync.anonymize.rules import gitleaks_data
-from sync.anonymize.rules.update_gitleaks import convert
 from sync.anonymize.secrets import SecretScanner
 from sync.anonymize.tokens import is_random_looking
 from tests.synthetic_episodes import make_episode
@@ -30,45 +27,6 @@ def scanner() -> SecretScanner:
 
 def _found(scanner: SecretScanner, text: str) -> list[str]:
     return [text[f.start : f.end] for f in scanner.find(text)]
-
-
-def test_the_vendored_rules_cite_their_source_and_all_compile_in_re2() -> None:
-    doc = gitleaks_data.__doc__ or ""
-    assert "github.com/gitleaks/gitleaks" in doc and "MIT" in doc
-    assert gitleaks_data.COMMIT in doc
-    assert len(gitleaks_data.RULES) > 200
-    assert gitleaks_data.NOT_RE2 == {}  # all compile; the converter lists any that would not
-
-
-def test_the_converter_keeps_rules_and_lists_what_re2_cannot_compile() -> None:
-    config = tomllib.loads(
-        """
-[allowlist]
-regexes = ['''^x+$''']
-stopwords = ["example"]
-[[rules]]
-id = "demo-token"
-regex = '''demo_[a-z0-9]{20}'''
-keywords = ["demo_"]
-entropy = 3.0
-[[rules]]
-id = "look-behind"
-regex = '''(?<=k)abc'''
-[[rules]]
-id = "path-only"
-path = '''\\.p12$'''
-"""
-    )
-    text = convert(config, "0" * 40)
-    scope: dict[str, object] = {}
-    exec(compile(text, "gitleaks_data.py", "exec"), scope)
-    rules = scope["RULES"]
-    assert isinstance(rules, list)
-    assert [r["id"] for r in rules] == ["demo-token", "look-behind"]
-    assert rules[0]["keywords"] == ["demo_"] and rules[0]["entropy"] == 3.0
-    assert list(scope["NOT_RE2"]) == ["look-behind"]  # type: ignore[call-overload]
-    assert scope["GLOBAL_STOPWORDS"] == ["example"]
-    assert "0" * 40 in text and "MIT" in text
 
 
 def test_gitleaks_rules_find_providers_our_rules_do_not_know() -> None:
