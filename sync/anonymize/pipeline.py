@@ -30,7 +30,7 @@ from capture.store.episodes import EPISODE_SCHEMA
 from capture.testruns.identity import MERGED_SOURCES, SHELL_SOURCE
 from capture.tiers.model import Tier
 from capture.tiers.rules import KNOWN_REASONS
-from sync.anonymize.detect import DetectSecrets
+from sync.anonymize.secrets.detect_secrets import DetectSecrets
 from sync.anonymize.identity import HINTS as IDENTITY_HINTS
 from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
 from sync.anonymize.levels import Level
@@ -59,7 +59,7 @@ _MIN_SECRET_TEXT = 10
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})?"
 )
-_NOTHING = Plan((), (), ())
+_NOTHING = Plan(())
 
 #: Test runners named at the metrics level (the first word of a command, when it is one of these).
 _RUNNERS = frozenset(

@@ -10,10 +10,10 @@ import re
 import pytest
 
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy
-from sync.anonymize.detect import provider_lines
-from sync.anonymize.gitleaks import GitleaksRules
 from sync.anonymize.secrets import SecretScanner
-from sync.anonymize.tokens import is_random_looking
+from sync.anonymize.secrets.detect_secrets.lines import provider_lines
+from sync.anonymize.secrets.gitleaks import GitleaksRules
+from sync.anonymize.secrets.runs import is_random_looking
 from tests.synthetic_episodes import make_episode
 
 SLACK = "xoxb-123456789012-1234567890123-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"
@@ -39,9 +39,9 @@ def test_gitleaks_rules_find_providers_our_rules_do_not_know() -> None:
     for rule_id, secret in cases.items():
         text = f"use {secret} here"
         hits = [(w, text.lower().find(w)) for w in rules.keywords if w in text.lower()]
-        planned = rules.plan(text, hits, text.encode())
+        planned = rules.matching_rules(text, hits, text.encode())
         assert rule_id in {r.id for r in planned}, rule_id
-        assert any(text[a:b].startswith(secret[:20]) for a, b, _ in rules.find(text, planned))
+        assert any(text[a:b].startswith(secret[:20]) for a, b, _ in rules.spans(text, planned))
 
 
 def test_gitleaks_allow_lists_are_applied() -> None:
@@ -49,8 +49,8 @@ def test_gitleaks_allow_lists_are_applied() -> None:
     # The set's global stop word: a value spelling the alphabet is an example.
     text = 'api_key = "abcdefghijklmnopqrstuvwxyz"'
     hits = [(w, text.lower().find(w)) for w in rules.keywords if w in text.lower()]
-    planned = rules.plan(text, hits, text.encode())
-    assert list(rules.find(text, planned)) == []
+    planned = rules.matching_rules(text, hits, text.encode())
+    assert list(rules.spans(text, planned)) == []
 
 
 def test_detect_secrets_provider_plugins_read_every_line_they_match() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import re2
 
-from sync.anonymize.gitleaks import GitleaksRules
 from sync.anonymize.rules.gitleaks_config import gitleaks_config, not_re2, read_config
 from sync.anonymize.rules.update_gitleaks import vendored
+from sync.anonymize.secrets.gitleaks import GitleaksRules
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Rules with an expression at the vendored commit (upstream's 222, less one that names only a
