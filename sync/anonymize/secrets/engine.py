@@ -42,9 +42,7 @@ class Body:
 
     __slots__ = ("_data", "_found", "decoding", "hits", "long_runs", "lower", "present", "text")
 
-    def __init__(
-        self, text: str, lower: str, hits: Hits, *, decoding: bool = False
-    ) -> None:
+    def __init__(self, text: str, lower: str, hits: Hits, *, decoding: bool = False) -> None:
         self.text = text
         self.lower = lower
         self.hits = hits

@@ -232,7 +232,7 @@ def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_th
 def test_a_text_surely_clean_is_one_the_second_scans_scanner_finds_nothing_in(
     texts: list[str], episodes: list[dict[str, Any]]
 ) -> None:
-    narrow = Anonymizer(b"k" * 32)._narrow
+    narrow = Anonymizer(b"k" * 32).texts.narrow
     scrubbed = IdentityScrubber(Identity(usernames=("alice",), hostnames=("devbox",)))
     prompts = [e["prompt"] for e in episodes if e.get("prompt")]
     candidates = [*texts, *prompts, *(scrubbed.scrub(t, ("/ws",)) for t in [*texts, *prompts])]
@@ -430,7 +430,7 @@ def test_the_second_scans_scanner_answers_with_the_first_ones_pass_as_with_its_o
     texts: list[str],
 ) -> None:
     anonymizer = Anonymizer(b"k" * 32)
-    shared = anonymizer._narrow
+    shared = anonymizer.texts.narrow
     own = SecretScanner(detect_secrets=DetectSecrets(), wide=False)
     assert shared._literal_hits is anonymizer.scanner._literal_hits
     for text in texts:

@@ -1,6 +1,6 @@
 """The contract with detect-secrets: every private name, attribute, signature and expression the
-adapter relies on (sync/anonymize/secrets/detect_secrets/internals.py) is there in the installed
-version. An upgrade that changes one fails here, naming the version and what changed."""
+adapter relies on (sync/anonymize/secrets/detect_secrets/internals.py) is there in the
+installed version. An upgrade that changes one fails here, naming the version and what changed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from sync.anonymize.secrets.detect_secrets import internals, readers
-from sync.anonymize.secrets.detect_secrets.internals import RELIED_ON, broken, installed
+from sync.anonymize.secrets.detect_secrets.contract import broken, installed
+from sync.anonymize.secrets.detect_secrets.internals import RELIED_ON
 
 ADAPTER = Path(internals.__file__).parent
 SYNC = ADAPTER.parents[2]

@@ -97,9 +97,7 @@ class DetectSecrets:
             from detect_secrets.filters import heuristic
 
             mapping: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
-            self._plugins = [
-                cls() for name, cls in sorted(mapping.items()) if name not in LEFT_OUT
-            ]
+            self._plugins = [cls() for name, cls in sorted(mapping.items()) if name not in LEFT_OUT]
             self._heuristic = heuristic
             self._gates = plugin_gates(self._plugins)
             self._needs = Needs(expressions_of(self._plugins))

@@ -288,7 +288,6 @@ def quoted_runs(text: str) -> list[Quoted]:
     return out
 
 
-
 def _without_placeholders(lower: str) -> str:
     """Lower-cased text with each secret placeholder blanked (same length, so offsets hold).
     A redacted line would otherwise go to detect-secrets again only for the `SECRET` of its
@@ -296,7 +295,6 @@ def _without_placeholders(lower: str) -> str:
     if "<secret:" not in lower:
         return lower
     return _PLACEHOLDER_LOWER.sub(lambda m: " " * len(m.group()), lower)
-
 
 
 def places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[Quoted]]:
@@ -316,7 +314,6 @@ def places(text: str, lines: tuple[str, ...]) -> tuple[list[tuple[int, int]], li
         for q, a, b, gate, over in quoted_runs(text[start:end])
     ]
     return places, quoted
-
 
 
 def _line_at(text: str, at: int) -> tuple[int, int]:
@@ -351,4 +348,3 @@ def candidate_lines(
     for q in quoted_runs(text) if quoted is None else quoted:
         lines.add(_line_at(text, q[0]))
     return sorted(lines)
-

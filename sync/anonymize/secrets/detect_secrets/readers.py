@@ -34,6 +34,7 @@ __all__ = [
     "regex_reader",
 ]
 
+
 def analyzed(plugin: Any, filename: str, line: str) -> list[str]:
     """What a plugin's own `analyze_line` reports (for a plugin no reader stands in for)."""
     from detect_secrets.util.code_snippet import get_code_snippet
@@ -298,4 +299,3 @@ def indirect_reference_filter(heuristic: Any) -> Callable[[str], bool]:
         return len(line) <= 1000 and _INDIRECT_CORE.search(line) is not None
 
     return is_indirect_reference
-
