@@ -91,22 +91,22 @@ def _mixed(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value)
 
 
-def find_in_context(text: str, context: Context) -> Iterator[tuple[int, int, str]]:
-    """(start, end, kind) of each secret `text` holds given its episode's `context`."""
+def find_in_context(text: str, context: Context) -> Iterator[Span]:
+    """Each secret `text` holds given its episode's `context`."""
     if context.aws_key_id:
         for m in _AWS_SECRET.finditer(text):
             value = m.group()
             if _mixed(value) and any(c.isdigit() for c in value):
-                yield m.start(), m.end(), "aws_secret_key"
+                yield Span(m.start(), m.end(), "aws_secret_key")
     if context.private_key:
         for m in _PEM_LINES.finditer(text):
-            yield m.start(1), m.end(1), "private_key"
+            yield Span(m.start(1), m.end(1), "private_key")
         if "\\n" in text:
             for m in _PEM_ESCAPED.finditer(text):
-                yield m.start(), m.end(), "private_key"
+                yield Span(m.start(), m.end(), "private_key")
         if "-----END" in text:
             for m in _PEM_TAIL.finditer(text):
-                yield m.start(1), m.end(1), "private_key"
+                yield Span(m.start(1), m.end(1), "private_key")
     if context.command:
         mysql = "mysql" in text
         for m in _COMMAND_PASSWORD.finditer(text):
@@ -114,13 +114,13 @@ def find_in_context(text: str, context: Context) -> Iterator[tuple[int, int, str
             if g == 2 and not mysql:
                 continue  # `-p` carries a password for mysql's tools; elsewhere it is a flag
             if not _NOT_A_VALUE.match(m.group(g)):
-                yield m.start(g), m.end(g), "password"
+                yield Span(m.start(g), m.end(g), "password")
     if context.user_name and ("pass" in text.lower() or "pwd" in text.lower()):
         for m in _PASSWORD_VALUE.finditer(text):
             value = m.group(1)
             if _NOT_A_VALUE.match(value) or value.isalpha() and value.islower():
                 continue
-            yield m.start(1), m.end(1), "password"
+            yield Span(m.start(1), m.end(1), "password")
 
 
 # Literal words whose presence (in lower case) turns on one of the context readers.
@@ -145,14 +145,19 @@ class ContextEngine:
         """`aws_key_ids`: the rules that find an access key id (its secret half is then found
         beside it), each searched where one of its probes stands."""
         self._aws = tuple((rule, frozenset(p.lower() for p in rule.probes)) for rule in aws_key_ids)
-        self.words = frozenset(
-            (*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD)
-        ) | frozenset(p for _, probes in self._aws for p in probes)
+        self._aws_words = frozenset(p for _, probes in self._aws for p in probes)
+        self.words = (
+            frozenset((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
+            | self._aws_words
+        )
 
     def plan(self, body: Body) -> Context | None:
         present = body.present
         context = Context(
-            any(not present.isdisjoint(p) and body.found(rule.pattern) for rule, p in self._aws),
+            not present.isdisjoint(self._aws_words)
+            and any(
+                not present.isdisjoint(p) and body.found(rule.pattern) for rule, p in self._aws
+            ),
             _PEM_WORD in present,
             not present.isdisjoint(_USER_WORDS)
             and not present.isdisjoint(_PASSWORD_WORDS)
@@ -168,10 +173,11 @@ class ContextEngine:
         plan: Context | None = None,
         passed: TextPass | None = None,
     ) -> list[Span]:
-        plan, passed = prepared(self, text, plan, passed)
+        if plan is None or passed is None:
+            plan, passed = prepared(self, text, plan, passed)
         if plan is None:
             return []
-        return [Span(*s) for s in find_in_context(text, plan)]
+        return list(find_in_context(text, plan))
 
     def silent_without_literals(self, text: str) -> bool:
         return True

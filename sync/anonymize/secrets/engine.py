@@ -40,7 +40,7 @@ class Body:
     """A body of text as every engine's plan reads it: the text, lower-cased keeping offsets, and
     each literal of the scanner's one pass in it."""
 
-    __slots__ = ("_data", "_found", "decoding", "hits", "long_runs", "lower", "present", "text")
+    __slots__ = ("_found", "data", "decoding", "hits", "long_runs", "lower", "present", "text")
 
     def __init__(self, text: str, lower: str, hits: Hits, *, decoding: bool = False) -> None:
         self.text = text
@@ -53,15 +53,9 @@ class Body:
         #: Each run of 20 or more of `[A-Za-z0-9+/_-]` in `data`, when an engine reading them
         #: is planned (`runs.long_runs`); None: not looked for.
         self.long_runs: set[bytes] | None = None
-        self._data: bytes | None = None
+        #: The text's UTF-8 (lone surrogates passed).
+        self.data = text.encode("utf-8", "surrogatepass")
         self._found: dict[re.Pattern[str], bool] = {}
-
-    @property
-    def data(self) -> bytes:
-        """The text's UTF-8 (lone surrogates passed), made once."""
-        if self._data is None:
-            self._data = self.text.encode("utf-8", "surrogatepass")
-        return self._data
 
     def found(self, pattern: re.Pattern[str]) -> bool:
         """Does `pattern` match somewhere in the text? Asked once a body, whoever asks."""

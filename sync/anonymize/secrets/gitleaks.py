@@ -32,8 +32,24 @@ class GitleaksPlan(NamedTuple):
 
     rules: tuple[GitleaksRule, ...]
     #: The lines on which a rule searched line by line (`GitleaksRule.line_bound`) matched: a
-    #: text holding none of them needs none of those rules.
+    #: text holding none of them needs none of those rules...
     lines: tuple[str, ...]
+    #: ...only these.
+    free: tuple[GitleaksRule, ...]
+    #: Whether some of `rules`, and of `free`, apply to some paths only (then the hint counts).
+    rules_read_paths: bool
+    free_read_paths: bool
+
+
+def _plan_of(rules: tuple[GitleaksRule, ...], lines: tuple[str, ...]) -> GitleaksPlan:
+    free = tuple(r for r in rules if not r.line_bound)
+    return GitleaksPlan(
+        rules,
+        lines,
+        free,
+        any(r.path is not None for r in rules),
+        any(r.path is not None for r in free),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -91,7 +107,7 @@ class GitleaksRules:
         rules = self.matching_rules(
             body.text, body.hits, body.data, body.present, body.lower, lines
         )
-        return GitleaksPlan(rules, tuple(dict.fromkeys(lines))) if rules else None
+        return _plan_of(rules, tuple(dict.fromkeys(lines))) if rules else None
 
     def find(
         self,
@@ -100,17 +116,19 @@ class GitleaksRules:
         plan: GitleaksPlan | None = None,
         passed: TextPass | None = None,
     ) -> list[Span]:
-        plan, passed = prepared(self, text, plan, passed)
+        if plan is None or passed is None:
+            plan, passed = prepared(self, text, plan, passed)
         if plan is None:
             return []
-        rules = plan.rules
-        if not any(line in text for line in plan.lines):
-            rules = tuple(r for r in rules if not r.line_bound)
+        if any(line in text for line in plan.lines):
+            rules, read_paths = plan.rules, plan.rules_read_paths
+        else:
+            rules, read_paths = plan.free, plan.free_read_paths
         if not rules:
             return []
-        if any(r.path is not None for r in rules):
+        if read_paths:
             passed.hint_read = True  # some rules apply to some paths only
-        return [Span(*s) for s in self.spans(text, rules, hint, passed.literals()[1])]
+        return list(self.spans(text, rules, hint, passed.literals()[1]))
 
     def silent_without_literals(self, text: str) -> bool:
         return not self.always  # a rule without key words reads every text
@@ -260,8 +278,8 @@ class GitleaksRules:
         rules: Iterable[GitleaksRule],
         hint: str = "",
         hits: Iterable[tuple[str, int]] | None = None,
-    ) -> Iterator[tuple[int, int, str]]:
-        """(start, end, kind) of each secret the rules report in `text`. `hits`: where each of
+    ) -> Iterator[Span]:
+        """Each secret the rules report in `text`. `hits`: where each of
         the rules' key words stands in the lower-cased text (other literals may be listed), when
         the caller found them already."""
         text = _encodable(text)
@@ -304,7 +322,7 @@ class GitleaksRules:
                 whole = text[m.start() : m.end()]
                 if self._allowed(rule, secret, whole, _line_of(text, a)):
                     continue
-                yield a, b, rule.kind
+                yield Span(a, b, rule.kind)
 
     def _allowed(self, rule: GitleaksRule, secret: str, match: str, line: str) -> bool:
         if found_in_text(self._global_regex, secret):

@@ -323,7 +323,8 @@ class OurRules:
     def find(
         self, text: str, hint: str = "", plan: OurPlan | None = None, passed: TextPass | None = None
     ) -> list[Span]:
-        plan, passed = prepared(self, text, plan, passed)
+        if plan is None or passed is None:
+            plan, passed = prepared(self, text, plan, passed)
         if plan is None:
             return []
         spans: list[Span] = []
@@ -337,7 +338,7 @@ class OurRules:
             anchors = self.anchors
             hits = [h for h in found if h[0] in anchors]
             for rule in plan.keywords:
-                spans.extend(Span(*s) for s in _keyword_spans(rule, text, lower, hits))
+                spans.extend(_keyword_spans(rule, text, lower, hits))
         return spans
 
     def silent_without_literals(self, text: str) -> bool:
@@ -359,7 +360,7 @@ def _lines_matched(
 
 def _keyword_spans(
     rule: Rule, text: str, lower: str, hits: list[tuple[str, int]]
-) -> Iterator[tuple[int, int, str]]:
+) -> Iterator[Span]:
     """The rule's matches, tried at each of its anchors (`hits`: literals and where they stand
     in `lower`, the rule's anchors among them) and kept within the anchor's line."""
     # `lower` keeps `text`'s offsets, so an anchor found in one stands at the same place in both.
@@ -372,7 +373,7 @@ def _keyword_spans(
         if m is not None:
             a, b = m.span(rule.group)
             if b > a:
-                yield a, b, rule.kind
+                yield Span(a, b, rule.kind)
 
 
 def _token_span(rule: Rule, text: str, m: re.Match[str]) -> tuple[int, int] | None:

@@ -287,10 +287,11 @@ class UnquotedRuns:
         plan: RunsPlan | None = None,
         passed: TextPass | None = None,
     ) -> list[Span]:
-        plan, passed = prepared(self, text, plan, passed)
+        if plan is None or passed is None:
+            plan, passed = prepared(self, text, plan, passed)
         if plan is None:
             return []
-        return [Span(*s) for value, kind in plan for s in _run_spans(text, value, kind)]
+        return [span for value, kind in plan for span in _run_spans(text, value, kind)]
 
     def silent_without_literals(self, text: str) -> bool:
         return False
@@ -299,7 +300,7 @@ class UnquotedRuns:
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 
 
-def _run_spans(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]]:
+def _run_spans(text: str, value: str, kind: str) -> Iterator[Span]:
     """Where `value` stands in `text` as a whole run (not inside a longer one)."""
     at = text.find(value)
     while at >= 0:
@@ -310,5 +311,5 @@ def _run_spans(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str
             stop = end
             while stop < len(text) and stop - end < 2 and text[stop] == "=":
                 stop += 1  # base64 padding goes with its run
-            yield at, stop, kind
+            yield Span(at, stop, kind)
         at = text.find(value, end)

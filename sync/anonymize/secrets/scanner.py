@@ -34,7 +34,7 @@ class Plan(NamedTuple):
 
     @property
     def empty(self) -> bool:
-        return all(part is None for part in self.parts)
+        return self.parts.count(None) == len(self.parts)
 
 
 #: The plan of a text in which no engine can find anything.
@@ -74,6 +74,9 @@ class SecretScanner:
             aws = [r for r in ours.tokens if r.kind == "aws_access_key"]
             engines += [gitleaks_rules(), ContextEngine(aws), UnquotedRuns(self._decoded_kind)]
         self.engines = tuple(engines)
+        # Bound once: `plan` calls them for every episode, `find` for every text.
+        self._planners = tuple(e.plan for e in self.engines)
+        self._finds = tuple((e.find, e.fallback) for e in self.engines)
         self.detect_secrets = detect_secrets
         self._decoding = False
         self._reads_long_runs = any(e.reads_long_runs for e in self.engines)
@@ -144,10 +147,10 @@ class SecretScanner:
         body = Body(text, lower, hits, decoding=self._decoding)
         if self._reads_long_runs and not self._decoding:
             body.long_runs = long_runs(body.data)
-        parts = tuple(engine.plan(body) for engine in self.engines)
+        parts = tuple([plan(body) for plan in self._planners])
         # Set last: planning a decoded run (within the runs' plan) plans another text first.
         self._last_pass = (text, lower, hits)
-        if all(part is None for part in parts):
+        if parts.count(None) == len(parts):
             return NO_PLAN  # most episodes: each of their texts is then passed at once
         return Plan(parts)
 
@@ -170,15 +173,16 @@ class SecretScanner:
                 return []
             plan = self.plan(text)
         assert plan is not None
-        if plan is NO_PLAN or plan.empty:
+        if not plan.parts:  # NO_PLAN (a plan made by `plan` is empty only so)
             return []
         passed = TextPass(text, self.literal_pass)
         spans: list[Span] = []
         fallback: list[Span] = []
-        for engine, part in zip(self.engines, plan.parts, strict=True):
+        for (find, is_fallback), part in zip(self._finds, plan.parts, strict=True):
             if part is not None:
-                found = engine.find(text, hint, part, passed)
-                (fallback if engine.fallback else spans).extend(found)
+                found = find(text, hint, part, passed)
+                if found:
+                    (fallback if is_fallback else spans).extend(found)
         if fallback:
             # A fallback span is kept only where no other engine found a secret.
             ruled = sorted(spans)

@@ -190,7 +190,8 @@ class DetectSecrets:
         plan: tuple[str, ...] | None = None,
         passed: TextPass | None = None,
     ) -> list[Span]:
-        plan, passed = prepared(self, text, plan, passed)
+        if plan is None or passed is None:
+            plan, passed = prepared(self, text, plan, passed)
         if plan is None or not any(line in text for line in plan):
             return []
         passed.hint_read = True  # its plugins read by file type
