@@ -9,6 +9,7 @@ text_stage.py (secrets replaced, identity scrubbed), which then checks the whole
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from typing import Any
 
 from capture.store.episodes import EPISODE_SCHEMA
@@ -76,16 +77,14 @@ class Anonymizer:
         self.paths = PathHasher(self._name_key)
         self.texts = TextStage(salt, identity or Identity(), detect_secrets)
         self.scanner = self.texts.scanner
+        #: A text with its secrets replaced and identity scrubbed (bound once: called for every
+        #: text of every episode).
+        self._text: Callable[[str | None, str, _Pass], str | None] = self.texts.text
 
     def hashed(self, value: str | None) -> str | None:
         if value is None:
             return None
         return self.paths.digest(value)
-
-    # -- text ------------------------------------------------------------------------------
-
-    def _text(self, value: str | None, hint: str, state: _Pass) -> str | None:
-        return self.texts.text(value, hint, state)
 
     # -- the projection --------------------------------------------------------------------
 
