@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from sync.anonymize.secrets.engine import Body, Span, TextPass, prepared
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
 from sync.anonymize.secrets.our_rules import Rule
 
 __all__ = ["Context", "ContextEngine", "find_in_context", "has_user_name"]
@@ -171,13 +171,16 @@ class ContextEngine:
         text: str,
         hint: str = "",
         plan: Context | None = None,
-        passed: TextPass | None = None,
+        literals: Literals | None = None,
     ) -> list[Span]:
-        if plan is None or passed is None:
-            plan, passed = prepared(self, text, plan, passed)
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
         if plan is None:
             return []
         return list(find_in_context(text, plan))
+
+    def reads_hint(self, text: str, plan: Context) -> bool:
+        return False
 
     def silent_without_literals(self, text: str) -> bool:
         return True

@@ -9,7 +9,7 @@ most hold no secret. So the scanner reads the body of an episode (its texts join
 once, finding every engine's `words` in one literal pass (an Aho-Corasick automaton), and asks
 each engine for a plan over that `Body`: what in the body it could match, or None when it can
 match nowhere in it. Then each text is read only by the engines whose plan is not None, with
-that plan; a text's own literal pass (`TextPass`) is made at most once, for the engines that
+that plan; a text's own literal pass (`Literals`) is made at most once, for the engines that
 need it.
 """
 
@@ -18,14 +18,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple, Protocol
 
 from sync.anonymize.literals import literal_positions, lower_keeping_offsets
 
-__all__ = ["Body", "Hits", "SecretEngine", "Span", "TextPass", "prepared"]
+__all__ = ["Body", "Hits", "Literals", "SecretEngine", "Span", "prepared"]
 
 #: Each literal found and where it starts (in the lower-cased text).
 Hits = Sequence[tuple[str, int]]
+
+
+_WORD = itemgetter(0)
 
 
 class Span(NamedTuple):
@@ -42,12 +46,12 @@ class Body:
 
     __slots__ = ("_found", "data", "decoding", "hits", "long_runs", "lower", "present", "text")
 
-    def __init__(self, text: str, lower: str, hits: Hits, *, decoding: bool = False) -> None:
+    def __init__(self, text: str, lower: str, hits: Hits, decoding: bool = False) -> None:
         self.text = text
         self.lower = lower
         self.hits = hits
         #: The literals of `hits`.
-        self.present = {word for word, _ in hits}
+        self.present = set(map(_WORD, hits))
         #: The text is one a run decoded to (its own runs are not decoded again).
         self.decoding = decoding
         #: Each run of 20 or more of `[A-Za-z0-9+/_-]` in `data`, when an engine reading them
@@ -55,40 +59,27 @@ class Body:
         self.long_runs: set[bytes] | None = None
         #: The text's UTF-8 (lone surrogates passed).
         self.data = text.encode("utf-8", "surrogatepass")
-        self._found: dict[re.Pattern[str], bool] = {}
+        self._found: dict[re.Pattern[str], bool] | None = None
 
     def found(self, pattern: re.Pattern[str]) -> bool:
         """Does `pattern` match somewhere in the text? Asked once a body, whoever asks."""
+        if self._found is None:
+            self._found = {}
         known = self._found.get(pattern)
         if known is None:
             known = self._found[pattern] = pattern.search(self.text) is not None
         return known
 
 
-class TextPass:
-    """One text as the engines' `find` read it: its literal pass (the text lower-cased keeping
-    offsets, and the literals of the pass in it), made on first use and shared; and whether an
-    engine's answer depended on the hint (then the scanner does not remember the text clean for
-    every hint)."""
-
-    __slots__ = ("_literals", "_search", "hint_read", "text")
-
-    def __init__(self, text: str, search: Callable[[str], tuple[str, list[tuple[str, int]]]]):
-        self.text = text
-        self._search = search
-        self._literals: tuple[str, list[tuple[str, int]]] | None = None
-        self.hint_read = False
-
-    def literals(self) -> tuple[str, list[tuple[str, int]]]:
-        if self._literals is None:
-            self._literals = self._search(self.text)
-        return self._literals
+#: A text's literal pass: the text lower-cased keeping offsets, and each literal of the pass in
+#: it with where it starts.
+Literals = Callable[[str], tuple[str, list[tuple[str, int]]]]
 
 
 class SecretEngine(Protocol):
-    """A detector behind the boundary. `plan` and the `plan` and `passed` arguments of `find`
-    are for the scanner, which batches an episode's texts; `find(text, hint)` alone plans the
-    text on its own."""
+    """A detector behind the boundary. `plan`, `reads_hint` and the `plan` and `literals`
+    arguments of `find` are for the scanner, which batches an episode's texts; `find(text, hint)`
+    alone plans the text on its own."""
 
     #: Literals (lower case) the plan reads from the one pass over a body.
     words: frozenset[str]
@@ -103,11 +94,17 @@ class SecretEngine(Protocol):
         ...
 
     def find(
-        self, text: str, hint: str = "", plan: Any = None, passed: TextPass | None = None
+        self, text: str, hint: str = "", plan: Any = None, literals: Literals | None = None
     ) -> list[Span]:
         """The secrets in `text`. `hint`: a file name (some detectors read by file type), or
         empty for free text. `plan`: the engine's plan of a body `text` is part of (None: the
-        text is planned on its own); `passed`: the text's literal pass, shared between engines."""
+        text is planned on its own); `literals`: the text's literal pass, shared between engines
+        (made on first use)."""
+        ...
+
+    def reads_hint(self, text: str, plan: Any) -> bool:
+        """Whether `find`'s answer for `text` with `plan` may depend on the hint (then the
+        scanner does not remember the text clean for every hint)."""
         ...
 
     def silent_without_literals(self, text: str) -> bool:
@@ -127,15 +124,14 @@ def _alone(engine: SecretEngine, text: str) -> Body:
 
 
 def prepared(
-    engine: SecretEngine, text: str, plan: Any, passed: TextPass | None
-) -> tuple[Any, TextPass]:
+    engine: SecretEngine, text: str, plan: Any, literals: Literals | None
+) -> tuple[Any, Literals]:
     """The plan and literal pass `find` reads: those given, or made for `text` alone with the
     engine's own words (the plan None when the engine can match nowhere in it)."""
-    if plan is None or passed is None:
-        body = _alone(engine, text)
-        if plan is None:
-            plan = engine.plan(body)
-        if passed is None:
-            literals = (body.lower, list(body.hits))
-            passed = TextPass(text, lambda _: literals)
-    return plan, passed
+    body = _alone(engine, text)
+    if plan is None:
+        plan = engine.plan(body)
+    if literals is None:
+        found = (body.lower, list(body.hits))
+        literals = lambda _: found  # noqa: E731 (one text's)
+    return plan, literals

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import re2
 
 from sync.anonymize.rules.gitleaks_config import GitleaksConfig, gitleaks_config
-from sync.anonymize.secrets.engine import Body, Span, TextPass, prepared
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
 from sync.anonymize.secrets.entropy import shannon_entropy
 from sync.anonymize.secrets.gitleaks_rules import GitleaksRule, compile_rules, options
 from sync.anonymize.secrets.re2_bytes import found as re2_found
@@ -114,21 +114,22 @@ class GitleaksRules:
         text: str,
         hint: str = "",
         plan: GitleaksPlan | None = None,
-        passed: TextPass | None = None,
+        literals: Literals | None = None,
     ) -> list[Span]:
-        if plan is None or passed is None:
-            plan, passed = prepared(self, text, plan, passed)
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
         if plan is None:
             return []
-        if any(line in text for line in plan.lines):
-            rules, read_paths = plan.rules, plan.rules_read_paths
-        else:
-            rules, read_paths = plan.free, plan.free_read_paths
+        rules = plan.rules if any(line in text for line in plan.lines) else plan.free
         if not rules:
             return []
-        if read_paths:
-            passed.hint_read = True  # some rules apply to some paths only
-        return list(self.spans(text, rules, hint, passed.literals()[1]))
+        return list(self.spans(text, rules, hint, literals(text)[1]))
+
+    def reads_hint(self, text: str, plan: GitleaksPlan) -> bool:
+        # Some rules apply to some paths only.
+        if any(line in text for line in plan.lines):
+            return plan.rules_read_paths
+        return plan.free_read_paths
 
     def silent_without_literals(self, text: str) -> bool:
         return not self.always  # a rule without key words reads every text

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sync.anonymize.secrets.engine import Body, Span, TextPass, prepared
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
 
 __all__ = ["RULES", "OurPlan", "OurRules", "Rule", "literal_prefix"]
 
@@ -321,10 +321,14 @@ class OurRules:
         return OurPlan(tokens, keywords, tuple(keyword_lines))
 
     def find(
-        self, text: str, hint: str = "", plan: OurPlan | None = None, passed: TextPass | None = None
+        self,
+        text: str,
+        hint: str = "",
+        plan: OurPlan | None = None,
+        literals: Literals | None = None,
     ) -> list[Span]:
-        if plan is None or passed is None:
-            plan, passed = prepared(self, text, plan, passed)
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
         if plan is None:
             return []
         spans: list[Span] = []
@@ -334,12 +338,15 @@ class OurRules:
                 if span is not None:
                     spans.append(Span(*span, rule.kind))
         if plan.keywords and any(line in text for line in plan.keyword_lines):
-            lower, found = passed.literals()
+            lower, found = literals(text)
             anchors = self.anchors
             hits = [h for h in found if h[0] in anchors]
             for rule in plan.keywords:
                 spans.extend(_keyword_spans(rule, text, lower, hits))
         return spans
+
+    def reads_hint(self, text: str, plan: OurPlan) -> bool:
+        return False
 
     def silent_without_literals(self, text: str) -> bool:
         return True

@@ -26,7 +26,7 @@ import string
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
-from sync.anonymize.secrets.engine import Body, Span, TextPass, prepared
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
 from sync.anonymize.secrets.entropy import shannon_entropy
 
 __all__ = [
@@ -285,13 +285,16 @@ class UnquotedRuns:
         text: str,
         hint: str = "",
         plan: RunsPlan | None = None,
-        passed: TextPass | None = None,
+        literals: Literals | None = None,
     ) -> list[Span]:
-        if plan is None or passed is None:
-            plan, passed = prepared(self, text, plan, passed)
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
         if plan is None:
             return []
         return [span for value, kind in plan for span in _run_spans(text, value, kind)]
+
+    def reads_hint(self, text: str, plan: RunsPlan) -> bool:
+        return False
 
     def silent_without_literals(self, text: str) -> bool:
         return False

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from sync.anonymize.literals import literal_positions, lower_keeping_offsets
 from sync.anonymize.secrets.context import ContextEngine
 from sync.anonymize.secrets.detect_secrets import DetectSecrets
-from sync.anonymize.secrets.engine import Body, SecretEngine, Span, TextPass
+from sync.anonymize.secrets.engine import Body, SecretEngine, Span
 from sync.anonymize.secrets.gitleaks import gitleaks_rules
 from sync.anonymize.secrets.our_rules import RULES, OurRules, Rule
 from sync.anonymize.secrets.redaction import inside_placeholder
@@ -31,10 +31,16 @@ class Plan(NamedTuple):
     tuples: made for every text, three times faster than frozen dataclasses.)"""
 
     parts: tuple[Any, ...]
+    #: Where `parts` are not None (what `find` reads).
+    active: tuple[int, ...] = ()
 
     @property
     def empty(self) -> bool:
         return self.parts.count(None) == len(self.parts)
+
+
+def _plan_of(parts: tuple[Any, ...]) -> Plan:
+    return Plan(parts, tuple(i for i, part in enumerate(parts) if part is not None))
 
 
 #: The plan of a text in which no engine can find anything.
@@ -90,6 +96,8 @@ class SecretScanner:
             self._literal_hits = literal_positions(sorted(self.words))
         #: The text `_plan` read last, lower-cased, and its literals (see `literal_pass`).
         self._last_pass: tuple[str, str, list[tuple[str, int]]] | None = None
+        #: The text `find` read last and its literal pass (`_literals_of`).
+        self._text_pass: tuple[str, tuple[str, list[tuple[str, int]]]] | None = None
         #: The last few texts planned on their own, and their plans: a text redacted and read
         #: again (`find` with no plan) is the second scan's text too when it is the episode's
         #: only redacted one. Plans are deterministic, so a text planned once is planned alike.
@@ -141,10 +149,19 @@ class SecretScanner:
         lower = lower_keeping_offsets(text)
         return lower, self._literal_hits(lower)
 
+    def _literals_of(self, text: str) -> tuple[str, list[tuple[str, int]]]:
+        """`literal_pass(text)`, made once for the engines that read it in the same text."""
+        known = self._text_pass
+        if known is not None and known[0] is text:
+            return known[1]
+        found = self.literal_pass(text)
+        self._text_pass = (text, found)
+        return found
+
     def _plan(self, text: str) -> Plan:
         lower = lower_keeping_offsets(text)
         hits = self._literal_hits(lower)
-        body = Body(text, lower, hits, decoding=self._decoding)
+        body = Body(text, lower, hits, self._decoding)
         if self._reads_long_runs and not self._decoding:
             body.long_runs = long_runs(body.data)
         parts = tuple([plan(body) for plan in self._planners])
@@ -152,7 +169,7 @@ class SecretScanner:
         self._last_pass = (text, lower, hits)
         if parts.count(None) == len(parts):
             return NO_PLAN  # most episodes: each of their texts is then passed at once
-        return Plan(parts)
+        return _plan_of(parts)
 
     def find(
         self,
@@ -173,16 +190,18 @@ class SecretScanner:
                 return []
             plan = self.plan(text)
         assert plan is not None
-        if not plan.parts:  # NO_PLAN (a plan made by `plan` is empty only so)
+        if not plan.active:  # NO_PLAN (a plan made by `plan` is empty only so)
             return []
-        passed = TextPass(text, self.literal_pass)
+        literals = self._literals_of
+        finds = self._finds
+        parts = plan.parts
         spans: list[Span] = []
         fallback: list[Span] = []
-        for (find, is_fallback), part in zip(self._finds, plan.parts, strict=True):
-            if part is not None:
-                found = find(text, hint, part, passed)
-                if found:
-                    (fallback if is_fallback else spans).extend(found)
+        for i in plan.active:
+            find, is_fallback = finds[i]
+            found = find(text, hint, parts[i], literals)
+            if found:
+                (fallback if is_fallback else spans).extend(found)
         if fallback:
             # A fallback span is kept only where no other engine found a secret.
             ruled = sorted(spans)
@@ -192,7 +211,7 @@ class SecretScanner:
         if spans:
             spans = [s for s in spans if not inside_placeholder(text, s.start, s.end)]
         if not spans:
-            if alone and not passed.hint_read:
+            if alone and not any(self.engines[i].reads_hint(text, parts[i]) for i in plan.active):
                 self._remember_clean(text)
             return []
         if values is not None:

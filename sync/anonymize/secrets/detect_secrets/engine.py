@@ -39,7 +39,7 @@ from sync.anonymize.secrets.detect_secrets.readers import (
     plugin_gates,
     regex_reader,
 )
-from sync.anonymize.secrets.engine import Body, Span, TextPass, prepared
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
 
 __all__ = ["DetectSecrets"]
 
@@ -188,14 +188,17 @@ class DetectSecrets:
         text: str,
         hint: str = "",
         plan: tuple[str, ...] | None = None,
-        passed: TextPass | None = None,
+        literals: Literals | None = None,
     ) -> list[Span]:
-        if plan is None or passed is None:
-            plan, passed = prepared(self, text, plan, passed)
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
         if plan is None or not any(line in text for line in plan):
             return []
-        passed.hint_read = True  # its plugins read by file type
         return [Span(*s) for s in self.spans(text, hint, plan)]
+
+    def reads_hint(self, text: str, plan: tuple[str, ...]) -> bool:
+        # Its plugins read by file type, on the lines of the plan the text holds.
+        return any(line in text for line in plan)
 
     def silent_without_literals(self, text: str) -> bool:
         # Without a key word, only a quoted string or a provider expression calls for a line.
