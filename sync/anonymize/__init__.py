@@ -2,14 +2,8 @@
 
 from sync.anonymize.identity import Identity
 from sync.anonymize.levels import LEVELS, Level, parse_level
-from sync.anonymize.pipeline import (
-    SHARED_SCHEMA,
-    Anonymizer,
-    Projection,
-    WorkspacePolicy,
-    content_hash,
-    dumps,
-)
+from sync.anonymize.pipeline import SHARED_SCHEMA, Anonymizer
+from sync.anonymize.projection import Projection, WorkspacePolicy, content_hash, dumps
 
 __all__ = [
     "LEVELS",

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sync.anonymize.literals import literal_positions, occurrences
+from sync.anonymize.secrets.literals import literal_positions, occurrences
 
 __all__ = ["COMMON_ACCOUNTS", "HINTS", "Identity", "IdentityPlan", "IdentityScrubber"]
 

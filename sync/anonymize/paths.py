@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from capture.globs import glob_regex
-from sync.anonymize.keyed import hmac_sha256
+from sync.anonymize.secrets.keyed import hmac_sha256
 
 __all__ = [
     "ALWAYS_EXCLUDED",

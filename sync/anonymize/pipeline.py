@@ -1,30 +1,16 @@
 """The anonymized projection of one episode (`agent-capture/episode@1` in, a shareable episode out).
 
 A pure function of the episode, the level, the workspace's globs, the salt and the names to
-scrub: no clock, no files, no network. Steps, for each text field the level lets through:
-
-1. secrets are found (our rules, then detect-secrets where they cannot decide) and replaced by
-   `<SECRET:kind:hmac8>`, repeated until a scan finds nothing new;
-2. identity is scrubbed (workspace path, home directories, user and host names, e-mail and IP
-   addresses); credentials in URLs went in step 1;
-3. a value replaced anywhere is replaced everywhere else it occurs in the episode.
-
-Then the second scan: every string of the result is scanned again, and the result is searched for
-every value replaced in step 1. Any hit quarantines the episode: it is never sent, and `capture
-sync status` lists it.
+scrub: no clock, no files, no network. This module walks the episode's fields: which are copied,
+hashed, dropped or read as text at each level (levels.py has the table). Each text goes through
+text_stage.py (secrets replaced, identity scrubbed), which then checks the whole result.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import json
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 from capture.episode.fields import field_marks, is_text, names
 from capture.episode.model import Checkpoint, Episode, LateSignals, Proposal, TestRun
@@ -36,12 +22,14 @@ from capture.episode.vocabulary import (
     RevertKind,
     Share,
 )
-from sync.anonymize.detect import DetectSecrets
-from sync.anonymize.identity import HINTS as IDENTITY_HINTS
-from sync.anonymize.identity import Identity, IdentityPlan, IdentityScrubber
+from sync.anonymize.identity import Identity
 from sync.anonymize.levels import Level
 from sync.anonymize.paths import PathHasher, file_name, language_of, selected
-from sync.anonymize.secrets import NO_PLAN, Plan, SecretScanner, redact
+from sync.anonymize.projection import Projection, WorkspacePolicy, content_hash, dumps
+from sync.anonymize.secrets.detect_secrets_engine import DetectSecrets
+from sync.anonymize.text_stage import TIMESTAMP as _TIMESTAMP
+from sync.anonymize.text_stage import EpisodePass as _Pass
+from sync.anonymize.text_stage import TextStage
 
 __all__ = [
     "SHARED_SCHEMA",
@@ -56,17 +44,6 @@ __all__ = [
 #: `level`, `language`, counts added), never given another meaning.
 SHARED_SCHEMA = EPISODE_SCHEMA
 
-#: Values shorter than this are not searched for elsewhere: too many innocent collisions.
-_MIN_PROPAGATED = 6
-#: No detector can match a shorter text (the shortest, `PWD=` and six characters, is 10 long).
-_MIN_SECRET_TEXT = 10
-#: A timestamp as our own code writes them (proposals' created, applied and settled times): no
-#: detector matches one, and each is unique, so none would ever be remembered as clean.
-_TIMESTAMP = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})?"
-)
-_NOTHING = Plan((), (), ())
-
 #: Test runners named at the metrics level (the first word of a command, when it is one of these).
 _RUNNERS = frozenset(
     {
@@ -77,74 +54,6 @@ _RUNNERS = frozenset(
         "dune", "bazel", "playwright", "cypress", "nextest",
     }
 )  # fmt: skip
-
-
-def dumps(value: Any) -> str:
-    """The one serialization used for hashing, preview and upload: compact, UTF-8, key order as
-    built. orjson writes it 6x faster than the json module; what orjson refuses (a lone
-    surrogate, an integer over 64 bits) is written by the json module."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # orjson.JSONEncodeError
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def content_hash(serialized: str) -> str:
-    return hashlib.sha256(serialized.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class WorkspacePolicy:
-    level: Level
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Projection:
-    #: The shareable episode; None when nothing of it may go (every file it touched excluded).
-    episode: dict[str, Any] | None
-    #: Why the second scan refused it; non-empty means: never send.
-    quarantine: tuple[str, ...] = ()
-    secrets: int = 0
-    excluded_files: int = 0
-    #: The episode as it is sent (`dumps(episode)`), computed once here.
-    serialized: str | None = None
-
-
-@dataclass(slots=True)
-class _Pass:
-    """What one episode's first pass learned, for the second."""
-
-    roots: tuple[str, ...]
-    plan: Plan
-    identity: IdentityPlan
-    values: dict[str, str] = field(default_factory=dict)  # replaced value -> placeholder
-    #: Output strings the second scan must read: texts the first pass changed, and text fields
-    #: copied as they were. (A text the first pass scanned and left unchanged is known clean.)
-    unchecked: list[str] = field(default_factory=list)
-    #: Texts the first pass changed only by scrubbing identity: every detector read them before
-    #: (identity markers cannot make a secret), so the second scan reads them with our own rules
-    #: and detect-secrets only, not the wide detectors (gitleaks, runs, context) again.
-    scrubbed_only: list[str] = field(default_factory=list)
-    secrets: int = 0  # placeholders written
-    known_clean: set[str] = field(default_factory=set)
-
-    def copy_all(self, values: list[Any]) -> None:
-        known = self.known_clean
-        self.unchecked += [
-            v
-            for v in values
-            if type(v) is str
-            and len(v) >= _MIN_SECRET_TEXT
-            and v not in known
-            and _TIMESTAMP.fullmatch(v) is None
-        ]
-
-    def copy(self, value: Any) -> Any:
-        if type(value) is str and len(value) >= _MIN_SECRET_TEXT and value not in self.known_clean:
-            self.unchecked.append(value)
-        return value
 
 
 def _runner(command: str | None) -> str | None:
@@ -168,60 +77,20 @@ class Anonymizer:
     ) -> None:
         self.salt = salt
         self.identity_names = identity or Identity()
-        # Separate keys per use, so that a path digest can never be matched with a secret digest.
-        self._secret_key = hmac.digest(salt, b"agent-capture/secret", "sha256")
+        # Separate keys per use, so that a path digest can never be matched with a secret digest
+        # (the text stage holds the secrets' key).
         self._name_key = hmac.digest(salt, b"agent-capture/name", "sha256")
         self.paths = PathHasher(self._name_key)
-        self.scanner = SecretScanner(
-            detect_secrets=detect_secrets if detect_secrets is not None else DetectSecrets(),
-            # The identity plan is read from the scanner's pass over the episode's text.
-            also=IDENTITY_HINTS,
-        )
-        self._narrow = SecretScanner(
-            detect_secrets=self.scanner.detect_secrets, wide=False, pass_of=self.scanner
-        )
-        self.identity = IdentityScrubber(identity or Identity())
-        #: Short strings the second scan has read and found clean. The scanner is deterministic,
-        #: so a string clean once is clean again; field values recur (agent names, reasons).
-        self._known_clean: set[str] = set()
+        self.texts = TextStage(salt, identity or Identity(), detect_secrets)
+        self.scanner = self.texts.scanner
+        #: A text with its secrets replaced and identity scrubbed (bound once: called for every
+        #: text of every episode).
+        self._text: Callable[[str | None, str, _Pass], str | None] = self.texts.text
 
     def hashed(self, value: str | None) -> str | None:
         if value is None:
             return None
         return self.paths.digest(value)
-
-    # -- text ------------------------------------------------------------------------------
-
-    def _text(self, value: str | None, hint: str, state: _Pass) -> str | None:
-        if not value:
-            return value
-        if state.plan is NO_PLAN:
-            # Most episodes: no detector can match in any of their texts (what `find` answers
-            # for this plan), so only identity is left to scrub.
-            scrubbed = self.identity.scrub(value, state.roots, state.identity)
-            if scrubbed is not value and scrubbed != value:
-                state.scrubbed_only.append(scrubbed)
-            return scrubbed
-        found: list[str] = []
-        findings = self.scanner.find(value, hint, state.plan, found)
-        out = value
-        rounds = 0
-        while findings and rounds < 3:
-            out, replaced = redact(out, findings, self._secret_key)
-            for original, placeholder in replaced:
-                for v in (original, *found):
-                    if original.find(v) >= 0:
-                        for core in _cores(v):
-                            state.values.setdefault(core, placeholder)
-            rounds += 1
-            found = []
-            findings = self.scanner.find(out, hint, None, found)
-        scrubbed = self.identity.scrub(out, state.roots, state.identity)
-        if rounds:
-            state.secrets += scrubbed.count("<SECRET:")
-        if scrubbed is not value and scrubbed != value:
-            (state.unchecked if rounds else state.scrubbed_only).append(scrubbed)
-        return scrubbed
 
     # -- the projection --------------------------------------------------------------------
 
@@ -230,20 +99,8 @@ class Anonymizer:
         root = episode.get("workspace") or ""
         roots = (root,) if root else ()
         text_level = level.carries_text
-        if text_level:
-            blob = "\n".join(_episode_texts(episode))
-            plan = self.scanner.plan(blob)
-            lower, hits = self.scanner.literal_pass(blob)
-            state = _Pass(
-                roots,
-                plan,
-                # The workspace path is replaced first: what identity is left is elsewhere.
-                self.identity.plan_from(blob, lower, hits, roots),
-                known_clean=self._known_clean,
-            )
-        else:
-            # No text goes at this level: the copied fields are left to the second scan.
-            state = _Pass(roots, _NOTHING, IdentityPlan(), known_clean=self._known_clean)
+        # No text goes at the metrics level: the copied fields are left to the second scan.
+        state = self.texts.start(_episode_texts(episode) if text_level else None, roots)
 
         proposals = []
         excluded = 0
@@ -288,14 +145,7 @@ class Anonymizer:
         if not _EPISODE_FIELDS.issuperset(episode):
             self._extra(episode, out, _EPISODE_FIELDS, level, state)
         out["secrets_redacted"] = state.secrets
-        serialized = dumps(out)
-        if state.values and _any_in(state.values, serialized):
-            # A replaced value occurs somewhere else too: replace it there (a walk over the
-            # whole episode, so only when the serialized form says it is needed).
-            out = self._propagate(out, state)
-            out["secrets_redacted"] = state.secrets
-            serialized = dumps(out)
-        reasons = self._second_scan(serialized, state)
+        out, serialized, reasons = self.texts.finish(out, state)
         return Projection(out, tuple(reasons), state.secrets, excluded, serialized)
 
     def _proposal(self, p: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
@@ -474,59 +324,6 @@ class Anonymizer:
             return {k: v for k, v in items2.items() if v is not _DROP}
         return _DROP
 
-    # -- after the first pass --------------------------------------------------------------
-
-    def _propagate(self, out: dict[str, Any], state: _Pass) -> dict[str, Any]:
-        values = sorted(state.values, key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(v) for v in values))
-
-        def fix(s: str) -> str:
-            if not any(v in s for v in values):
-                return s
-            fixed, n = pattern.subn(lambda m: state.values[m.group()], s)
-            state.secrets += n
-            return fixed
-
-        result = _map_strings(out, fix)
-        assert isinstance(result, dict)
-        state.unchecked = [fix(s) for s in state.unchecked]
-        state.scrubbed_only = [fix(s) for s in state.scrubbed_only]
-        return result
-
-    def _second_scan(self, serialized: str, state: _Pass) -> list[str]:
-        reasons: list[str] = []
-        # Joined by newlines: every rule but the private-key block stops at a line's end, and that
-        # one only grows when joined, so a hit in any string is a hit here.
-        todo = "\n".join(state.unchecked)
-        found = self.scanner.find(todo) if todo else []
-        if state.scrubbed_only:
-            scrubbed = "\n".join(state.scrubbed_only)
-            if not self._narrow.surely_clean(scrubbed):
-                found = found + self._narrow.find(scrubbed)
-        for finding in found:
-            reasons.append(f"second scan: {finding.kind} still present")
-        if not found:
-            # Short field values recur (agent and model names, outcome reasons): remember them.
-            if len(self._known_clean) > 50_000:
-                self._known_clean.clear()
-            # Only what every detector read: a copied field equal to a scrubbed-only text skips
-            # the second scan when remembered, and the narrow scanner alone read that text.
-            self._known_clean.update(s for s in state.unchecked if len(s) < 200)
-        for value, placeholder in state.values.items():
-            if _occurs(value, serialized):
-                kind = placeholder.split(":")[1]
-                reasons.append(f"second scan: a replaced {kind} value is still present")
-        return sorted(set(reasons))
-
-
-def _occurs(value: str, serialized: str) -> bool:
-    """Does `value` occur in the serialized episode, as it is or JSON-escaped?"""
-    return value in serialized or dumps(value)[1:-1] in serialized
-
-
-def _any_in(values: dict[str, str], serialized: str) -> bool:
-    return any(_occurs(v, serialized) for v in values)
-
 
 class _Drop:
     pass
@@ -563,9 +360,6 @@ _PROPOSAL_OUT = ("id", "file", "language", *_PROPOSAL_PLAIN, "hunk_count")
 _TEST_RUN_FIELDS = frozenset(names(TestRun, Share.BY_VALUE, exclude=True))
 
 
-_EDGE_PUNCTUATION = "()[]{}<>,;:.!?'\"`"
-
-
 def _checkpoint(c: dict[str, Any]) -> dict[str, Any]:
     # Our own code writes checkpoints with these keys (older rows lack the later ones): merged
     # into the template, they come out in its order with None for what is missing, as the
@@ -578,19 +372,6 @@ def _checkpoint(c: dict[str, Any]) -> dict[str, Any]:
 
 def _is_timestamp(value: Any) -> bool:
     return type(value) is str and _TIMESTAMP.fullmatch(value) is not None
-
-
-def _cores(value: str) -> list[str]:
-    """What to look for elsewhere in the episode once `value` was found: the value, without
-    punctuation that clings to it in prose, and a URL credential's password on its own."""
-    out = []
-    for v in (value, value.strip(_EDGE_PUNCTUATION)):
-        if len(v) >= _MIN_PROPAGATED and "<SECRET:" not in v:
-            out.append(v)
-        user, colon, password = v.partition(":")
-        if colon and len(password) >= _MIN_PROPAGATED and "<SECRET:" not in password:
-            out.append(password)
-    return out
 
 
 def _episode_texts(e: dict[str, Any]) -> list[str]:
@@ -647,13 +428,3 @@ def _strings(value: Any) -> list[str]:
         elif isinstance(v, str):
             out.append(v)
     return out
-
-
-def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return fn(value)
-    if isinstance(value, dict):
-        return {k: _map_strings(v, fn) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_map_strings(v, fn) for v in value]
-    return value

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from capture.store.database import Store  # noqa: E402
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash  # noqa: E402
-from sync.anonymize.detect import DetectSecrets  # noqa: E402
+from sync.anonymize.secrets.detect_secrets_engine import DetectSecrets  # noqa: E402
 from sync.outbox import Row, body_for  # noqa: E402
 from sync.refresh import CHUNK, _projections  # noqa: E402
 from sync.settings import OptIn, anonymize_workers  # noqa: E402

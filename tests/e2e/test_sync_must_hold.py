@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.sync_e2e import Home
-from tests.secrets_corpus import make_corpus
+from tests.support.secrets.planted_secrets import make_corpus
 from tests.sync_support import DoubleCollector, RecordingProxy, make_collector
 from tests.synthetic_episodes import make_episode
 
@@ -121,7 +121,7 @@ def _probe(kind: str, value: str) -> list[str]:
     return value.splitlines()[1:-1] if kind == "private_key" else [value]
 
 
-def test_secrets_corpus_never_reaches_the_collector(
+def test_planted_secrets_never_reach_the_collector(
     tmp_path: Path, collector: DoubleCollector
 ) -> None:
     episodes, planted = make_corpus()

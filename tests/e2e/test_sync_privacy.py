@@ -351,7 +351,7 @@ def test_no_corpus_secret_reaches_the_collector_at_the_redacted_level(
     tmp_path: Path, corpus_collector: tuple[str, str, object]
 ) -> None:
     from tests.e2e.sync_e2e import Home
-    from tests.secret_corpus.corpus import make_corpus
+    from tests.support.secrets.labelled_corpus import make_corpus
 
     url, token, stored = corpus_collector
     home = Home(tmp_path)
@@ -377,7 +377,7 @@ def test_metrics_level_carries_no_code_and_no_prose(
     tmp_path: Path, corpus_collector: tuple[str, str, object]
 ) -> None:
     from tests.e2e.sync_e2e import Home
-    from tests.secret_corpus.corpus import make_corpus
+    from tests.support.secrets.labelled_corpus import make_corpus
 
     url, token, stored = corpus_collector
     home = Home(tmp_path)

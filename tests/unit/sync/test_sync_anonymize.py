@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, dumps
 from sync.anonymize.paths import PathHasher, always_excluded, glob_to_regex, selected
-from tests.secrets_corpus import KINDS
+from tests.support.secrets.planted_secrets import KINDS
 from tests.synthetic_episodes import make_episode
 
 SALT = b"a-test-salt-that-is-32-bytes-ok!"
@@ -325,16 +325,17 @@ def test_every_text_read_is_planned_with_its_episode(monkeypatch) -> None:  # ty
     # Detectors are planned once over an episode's texts joined by newlines; a text read on its
     # own must be one of them, or the lines detect-secrets must read in it are not known.
     from sync.anonymize import pipeline
+    from sync.anonymize.text_stage import TextStage
 
     read: list[str] = []
-    original = pipeline.Anonymizer._text
+    original = TextStage.text
 
     def recording(self, value, hint, state):  # type: ignore[no-untyped-def]
         if value:
             read.append(value)
         return original(self, value, hint, state)
 
-    monkeypatch.setattr(pipeline.Anonymizer, "_text", recording)
+    monkeypatch.setattr(TextStage, "text", recording)
     rng = random.Random(5)
     episodes = [episode()] + [make_episode(rng, i, root=ROOT) for i in range(50)]
     episodes[1]["proposals"][0]["file"] = "a\\b\\windows name.py"

@@ -13,8 +13,8 @@ import string
 
 import pytest
 
-from sync.anonymize import detect
-from sync.anonymize.detect import DetectSecrets
+from sync.anonymize.secrets import detect_secrets_readers as readers
+from sync.anonymize.secrets.detect_secrets_engine import DetectSecrets
 
 KEY_WORDS = ("password", "api_key", "secret", "PWD", "db_pass", "Contraseña", "private_key")
 OPERATORS = (
@@ -55,9 +55,9 @@ def plugins() -> dict[str, object]:
     return {type(p).__name__: p for p in DetectSecrets().load()}
 
 
-def reader(plugin: object) -> tuple[detect._Reader, detect._Needs]:
-    needs = detect._Needs(detect._expressions([plugin]))
-    read = detect._keyword_reader(plugin, needs) or detect._regex_reader(plugin, needs)
+def reader(plugin: object) -> tuple[readers.Reader, readers.Needs]:
+    needs = readers.Needs(readers.expressions_of([plugin]))
+    read = readers.keyword_reader(plugin, needs) or readers.regex_reader(plugin, needs)
     assert read is not None
     return read, needs
 
@@ -85,11 +85,11 @@ def test_an_expression_changed_upstream_runs_on_every_line(
     # under an old digest and replaced by `#`).
     from detect_secrets.plugins import keyword
 
-    semicolon = detect._digest(keyword.FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX)
-    needs = dict(detect._NEEDS)
+    semicolon = readers.digest(keyword.FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX)
+    needs = dict(readers.NEEDS)
     needs["000000000000"] = (("#",),)
     del needs[semicolon]
-    monkeypatch.setattr(detect, "_NEEDS", needs)
+    monkeypatch.setattr(readers, "NEEDS", needs)
     plugin = plugins["KeywordDetector"]
     read, line_needs = reader(plugin)
     line = 'private_key "hunter2";'
@@ -98,8 +98,8 @@ def test_an_expression_changed_upstream_runs_on_every_line(
 
 
 def assert_every_need_is_listed(plugins: dict) -> None:
-    expressions = detect._expressions(list(plugins.values()))
-    assert {detect._digest(e) for e in expressions} >= set(detect._NEEDS)
+    expressions = readers.expressions_of(list(plugins.values()))
+    assert {readers.digest(e) for e in expressions} >= set(readers.NEEDS)
 
 
 HEX = "0123456789abcdef"
@@ -172,15 +172,15 @@ def test_entropy_shortcut_reports_what_the_entropy_plugins_report(plugins: dict)
         lines.append(f"x = {quote}{body}{quote}; y = {quote}{hexes[: rng.randint(8, 40)]}{quote}")
     for name in ("Base64HighEntropyString", "HexHighEntropyString"):
         plugin = plugins[name]
-        assert detect._reads_quoted_strings(plugin)
+        assert readers.reads_quoted_strings(plugin)
         differ = [
             line
             for line in lines
-            if sorted(detect._high_entropy_values(plugin, line))
+            if sorted(readers.high_entropy_values(plugin, line))
             != plugin_values(plugin, "x.py", line)
         ]
         assert differ == []
-        assert any(detect._high_entropy_values(plugin, line) for line in lines)
+        assert any(readers.high_entropy_values(plugin, line) for line in lines)
 
 
 def test_scan_line_with_the_plugins_own_reading_finds_the_same() -> None:

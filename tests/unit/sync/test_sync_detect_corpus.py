@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy
-from tests.secret_corpus.corpus import KINDS, PLACES, make_corpus, negative_lines
+from tests.support.secrets.labelled_corpus import KINDS, PLACES, make_corpus, negative_lines
 
 SALT = b"corpus salt, thirty-two bytes!!!"
 

@@ -23,15 +23,19 @@ from typing import Any
 
 import pytest
 
-from sync.anonymize import Anonymizer, Identity, detect, tokens
-from sync.anonymize.context import _USER_KEY, has_user_name
-from sync.anonymize.detect import DetectSecrets, lower_keeping_offsets, provider_lines
-from sync.anonymize.gitleaks import GitleaksRules
+from sync.anonymize import Anonymizer, Identity
 from sync.anonymize.identity import HINTS, IdentityScrubber
 from sync.anonymize.pipeline import _CHECKPOINT_FIELDS, _checkpoint, _episode_texts
-from sync.anonymize.re2_bytes import found, found_in_text
-from sync.anonymize.secrets import NO_PLAN, SecretScanner
-from tests.secret_corpus.corpus import make_corpus, negative_lines
+from sync.anonymize.secrets import NO_PLAN, SecretScanner, runs
+from sync.anonymize.secrets import detect_secrets_lines as detect
+from sync.anonymize.secrets.context import _USER_KEY, has_user_name
+from sync.anonymize.secrets.detect_secrets_engine import DetectSecrets
+from sync.anonymize.secrets.detect_secrets_lines import provider_lines
+from sync.anonymize.secrets.gitleaks import GitleaksPlan, GitleaksRules
+from sync.anonymize.secrets.literals import lower_keeping_offsets
+from sync.anonymize.secrets.our_rules import OurPlan
+from sync.anonymize.secrets.re2_bytes import found, found_in_text
+from tests.support.secrets.labelled_corpus import make_corpus, negative_lines
 from tests.synthetic_episodes import make_episode
 
 _USER_WORDS = ("user", "login", "uid", "usr", "account")
@@ -181,12 +185,21 @@ def test_gitleaks_plans_as_each_rule_searched_on_the_lines_of_its_key_words(
                 )
             if hit:
                 expected.append(rule.id)
-        planned = rules.plan(text, hits, data, {w for w, _ in hits}, lower)
+        planned = rules.matching_rules(text, hits, data, {w for w, _ in hits}, lower)
         assert sorted(r.id for r in planned) == sorted(expected), text[:80]
-        assert planned == rules.plan(text, hits, data)
+        assert planned == rules.matching_rules(text, hits, data)
         kept += bool(planned)
         non_ascii += bool(planned) and not text.isascii()
     assert kept > 100 and non_ascii >= 4
+
+
+def _every_line(part: Any, every: tuple[str, ...]) -> Any:
+    """An engine's plan with every line of a text let through."""
+    if isinstance(part, OurPlan):
+        return part._replace(keyword_lines=every)
+    if isinstance(part, GitleaksPlan):
+        return part._replace(lines=every)
+    return part
 
 
 def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_the_rule(
@@ -201,11 +214,17 @@ def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_th
         for text in texts:
             # Every line of the text let through: each rule is tried as before.
             every = tuple(text.split("\n"))
-            ungated = plan._replace(keyword_lines=every, gitleaks_lines=every)
+            ungated = plan._replace(parts=tuple(_every_line(p, every) for p in plan.parts))
             for hint in ("", "x.py", "main.tf"):
                 assert scanner.find(text, hint, plan) == scanner.find(text, hint, ungated), text
-            gated += bool(plan.keywords or plan.gitleaks) and not any(
-                line in text for line in (*plan.keyword_lines, *plan.gitleaks_lines)
+            ours = [p for p in plan.parts if isinstance(p, OurPlan)]
+            leaks = [p for p in plan.parts if isinstance(p, GitleaksPlan)]
+            lines = [
+                *(x for p in ours for x in p.keyword_lines),
+                *(x for p in leaks for x in p.lines),
+            ]
+            gated += bool(any(p.keywords for p in ours) or leaks) and not any(
+                line in text for line in lines
             )
     assert gated > 100
 
@@ -213,7 +232,7 @@ def test_a_text_holding_none_of_the_lines_a_rule_matched_in_its_episode_skips_th
 def test_a_text_surely_clean_is_one_the_second_scans_scanner_finds_nothing_in(
     texts: list[str], episodes: list[dict[str, Any]]
 ) -> None:
-    narrow = Anonymizer(b"k" * 32)._narrow
+    narrow = Anonymizer(b"k" * 32).texts.narrow
     scrubbed = IdentityScrubber(Identity(usernames=("alice",), hostnames=("devbox",)))
     prompts = [e["prompt"] for e in episodes if e.get("prompt")]
     candidates = [*texts, *prompts, *(scrubbed.scrub(t, ("/ws",)) for t in [*texts, *prompts])]
@@ -242,15 +261,15 @@ def test_gitleaks_finds_on_the_lines_of_the_literal_pass_what_it_finds_on_its_ow
     found_any = 0
     for text in texts:
         _, hits = scanner.literal_pass(text)
-        alone = list(rules.find(text, line_bound))
-        assert list(rules.find(text, line_bound, "", hits)) == alone, text[:80]
+        alone = list(rules.spans(text, line_bound))
+        assert list(rules.spans(text, line_bound, "", hits)) == alone, text[:80]
         found_any += bool(alone)
     assert found_any > 20
 
 
 def _provider_lines_ungated(text: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     with monkeypatch.context() as m:
-        m.setattr(detect, "_provider_gate", lambda: None)
+        m.setattr(detect, "provider_gate", lambda: None)
         return provider_lines(text)
 
 
@@ -271,25 +290,25 @@ def _provider_shapes() -> list[str]:
 def test_the_provider_gate_lets_through_every_line_the_expressions_match(
     texts: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert detect._provider_gate() is not None  # the expressions are those it was read for
+    assert detect.provider_gate() is not None  # the expressions are those it was read for
     scanner = SecretScanner(detect_secrets=DetectSecrets())
     matched = 0
     for text in [*texts, *_provider_shapes()]:
         data = text.encode("utf-8", "surrogatepass")
         expected = _provider_lines_ungated(text, monkeypatch)
         assert provider_lines(text, data) == expected, text[:80]
-        runs = tokens.long_runs(data)
-        assert provider_lines(text, data, runs) == expected, text[:80]
+        found_runs = runs.long_runs(data)
+        assert provider_lines(text, data, found_runs) == expected, text[:80]
         # The literals as the scanner's one pass finds them, in place of searching for each.
         literal = detect.provider_literal_at(text, scanner.literal_pass(text)[1])
-        assert provider_lines(text, data, runs, literal) == expected, text[:80]
+        assert provider_lines(text, data, found_runs, literal) == expected, text[:80]
         assert provider_lines(text, data, None, literal) == expected, text[:80]
         matched += bool(expected)
     assert matched > 20
 
 
 def _detect_lines_plainly(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
-    found = dict.fromkeys(text[a:b] for a, b in detect._candidate_lines(text))
+    found = dict.fromkeys(text[a:b] for a, b in detect.candidate_lines(text))
     found.update(dict.fromkeys(_provider_lines_ungated(text, monkeypatch)))
     return tuple(found)
 
@@ -318,26 +337,26 @@ def test_texts_without_literals_or_key_words_are_planned_as_the_full_plan_plans_
 
 
 def _decoded_plainly(value: str) -> list[str]:
-    """`tokens._decoded` without its shortcut: every decoding tried."""
+    """`runs._decoded` without its shortcut: every decoding tried."""
     out: list[str] = []
     core = value.rstrip("=")
     if len(core) % 4 != 1:
         padded = core + "=" * (-len(core) % 4)
         for alphabet, decode in (
-            (tokens._B64, base64.b64decode),
-            (tokens._B64URL, base64.urlsafe_b64decode),
+            (runs._B64, base64.b64decode),
+            (runs._B64URL, base64.urlsafe_b64decode),
         ):
             if alphabet.fullmatch(core):
                 try:
-                    text = tokens._printable(decode(padded))
+                    text = runs._printable(decode(padded))
                 except (binascii.Error, ValueError):
                     text = None
                 if text is not None:
                     out.append(text)
                     break
-    if len(core) % 2 == 0 and tokens._HEXISH.fullmatch(core) and "-" not in core:
+    if len(core) % 2 == 0 and runs._HEXISH.fullmatch(core) and "-" not in core:
         try:
-            text = tokens._printable(bytes.fromhex(core))
+            text = runs._printable(bytes.fromhex(core))
         except ValueError:
             text = None
         if text is not None:
@@ -354,13 +373,13 @@ def test_long_runs_are_the_matches_of_their_expression(texts: list[str]) -> None
     found_any = 0
     for data in [*(t.encode("utf-8", "surrogatepass") for t in texts), *made, b"a" * 20, b"a" * 19]:
         expected = {m.group() for m in run.finditer(data)}
-        assert tokens.long_runs(data) == expected, data[:80]
+        assert runs.long_runs(data) == expected, data[:80]
         found_any += bool(expected)
     assert found_any > 100
 
 
 def test_runs_that_cannot_decode_to_printable_text_are_not_decoded(texts: list[str]) -> None:
-    values = [r.decode() for t in texts for r in tokens.long_runs(t.encode("utf-8", "replace"))]
+    values = [r.decode() for t in texts for r in runs.long_runs(t.encode("utf-8", "replace"))]
     # Encoded printable text of every length, in both alphabets, padded or not.
     rng = random.Random(9)
     for n in range(12, 60):
@@ -369,7 +388,7 @@ def test_runs_that_cannot_decode_to_printable_text_are_not_decoded(texts: list[s
             values += [encode(raw).decode(), encode(raw).decode().rstrip("=")]
     decoded = 0
     for value in values:
-        assert tokens._decoded(value) == _decoded_plainly(value), value
+        assert runs._decoded(value) == _decoded_plainly(value), value
         decoded += bool(_decoded_plainly(value))
     assert decoded > 80
 
@@ -411,7 +430,7 @@ def test_the_second_scans_scanner_answers_with_the_first_ones_pass_as_with_its_o
     texts: list[str],
 ) -> None:
     anonymizer = Anonymizer(b"k" * 32)
-    shared = anonymizer._narrow
+    shared = anonymizer.texts.narrow
     own = SecretScanner(detect_secrets=DetectSecrets(), wide=False)
     assert shared._literal_hits is anonymizer.scanner._literal_hits
     for text in texts:

@@ -6,17 +6,14 @@ from __future__ import annotations
 import base64
 import random
 import re
-import tomllib
 
 import pytest
 
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy
-from sync.anonymize.detect import provider_lines
-from sync.anonymize.gitleaks import GitleaksRules
-from sync.anonymize.rules import gitleaks_data
-from sync.anonymize.rules.update_gitleaks import convert
 from sync.anonymize.secrets import SecretScanner
-from sync.anonymize.tokens import is_random_looking
+from sync.anonymize.secrets.detect_secrets_lines import provider_lines
+from sync.anonymize.secrets.gitleaks import GitleaksRules
+from sync.anonymize.secrets.runs import is_random_looking
 from tests.synthetic_episodes import make_episode
 
 SLACK = "xoxb-123456789012-1234567890123-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"
@@ -32,45 +29,6 @@ def _found(scanner: SecretScanner, text: str) -> list[str]:
     return [text[f.start : f.end] for f in scanner.find(text)]
 
 
-def test_the_vendored_rules_cite_their_source_and_all_compile_in_re2() -> None:
-    doc = gitleaks_data.__doc__ or ""
-    assert "github.com/gitleaks/gitleaks" in doc and "MIT" in doc
-    assert gitleaks_data.COMMIT in doc
-    assert len(gitleaks_data.RULES) > 200
-    assert gitleaks_data.NOT_RE2 == {}  # all compile; the converter lists any that would not
-
-
-def test_the_converter_keeps_rules_and_lists_what_re2_cannot_compile() -> None:
-    config = tomllib.loads(
-        """
-[allowlist]
-regexes = ['''^x+$''']
-stopwords = ["example"]
-[[rules]]
-id = "demo-token"
-regex = '''demo_[a-z0-9]{20}'''
-keywords = ["demo_"]
-entropy = 3.0
-[[rules]]
-id = "look-behind"
-regex = '''(?<=k)abc'''
-[[rules]]
-id = "path-only"
-path = '''\\.p12$'''
-"""
-    )
-    text = convert(config, "0" * 40)
-    scope: dict[str, object] = {}
-    exec(compile(text, "gitleaks_data.py", "exec"), scope)
-    rules = scope["RULES"]
-    assert isinstance(rules, list)
-    assert [r["id"] for r in rules] == ["demo-token", "look-behind"]
-    assert rules[0]["keywords"] == ["demo_"] and rules[0]["entropy"] == 3.0
-    assert list(scope["NOT_RE2"]) == ["look-behind"]  # type: ignore[call-overload]
-    assert scope["GLOBAL_STOPWORDS"] == ["example"]
-    assert "0" * 40 in text and "MIT" in text
-
-
 def test_gitleaks_rules_find_providers_our_rules_do_not_know() -> None:
     rules = GitleaksRules()
     cases = {
@@ -81,9 +39,9 @@ def test_gitleaks_rules_find_providers_our_rules_do_not_know() -> None:
     for rule_id, secret in cases.items():
         text = f"use {secret} here"
         hits = [(w, text.lower().find(w)) for w in rules.keywords if w in text.lower()]
-        planned = rules.plan(text, hits, text.encode())
+        planned = rules.matching_rules(text, hits, text.encode())
         assert rule_id in {r.id for r in planned}, rule_id
-        assert any(text[a:b].startswith(secret[:20]) for a, b, _ in rules.find(text, planned))
+        assert any(text[a:b].startswith(secret[:20]) for a, b, _ in rules.spans(text, planned))
 
 
 def test_gitleaks_allow_lists_are_applied() -> None:
@@ -91,8 +49,8 @@ def test_gitleaks_allow_lists_are_applied() -> None:
     # The set's global stop word: a value spelling the alphabet is an example.
     text = 'api_key = "abcdefghijklmnopqrstuvwxyz"'
     hits = [(w, text.lower().find(w)) for w in rules.keywords if w in text.lower()]
-    planned = rules.plan(text, hits, text.encode())
-    assert list(rules.find(text, planned)) == []
+    planned = rules.matching_rules(text, hits, text.encode())
+    assert list(rules.spans(text, planned)) == []
 
 
 def test_detect_secrets_provider_plugins_read_every_line_they_match() -> None:

@@ -9,9 +9,8 @@ import string
 
 import pytest
 
-from sync.anonymize import secret_rules
-from sync.anonymize.secret_rules import RULES, literal_prefix
-from sync.anonymize.secrets import SecretScanner
+from sync.anonymize.secrets import SecretScanner, our_rules
+from sync.anonymize.secrets.our_rules import RULES, literal_prefix
 
 AWS = "AKIAQ3EGRZLM4TXYV7PA"
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -263,9 +262,9 @@ def generated_assignments(count: int, seed: int = 3) -> list[str]:
 @pytest.mark.parametrize(
     ("on_lower", "anchored", "plain", "matching"),
     [
-        (True, secret_rules._KEYWORDS, PLAIN_KEY_WORDS, 1000),
+        (True, our_rules._KEYWORDS, PLAIN_KEY_WORDS, 1000),
         # Shell style needs upper case, `=` and no quote: fewer generated lines have it.
-        (False, secret_rules._SHELL_KEYWORDS, PLAIN_SHELL_KEY_WORDS, 50),
+        (False, our_rules._SHELL_KEYWORDS, PLAIN_SHELL_KEY_WORDS, 50),
     ],
 )
 def test_keyword_rules_tried_at_their_anchors_find_what_the_plain_expression_finds(

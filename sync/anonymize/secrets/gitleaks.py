@@ -1,4 +1,5 @@
-"""gitleaks' provider rules, read as data (rules/gitleaks_data.py) and compiled with google-re2.
+"""gitleaks' provider rules as an engine: the rule set (rules/gitleaks.toml) compiled with
+google-re2 (`gitleaks_rules`), searched as gitleaks would.
 
 A rule is tried only on text holding one of its key words (gitleaks' own prefilter; the key
 words join the scanner's one literal pass), and its expression runs in re2, whose time is linear
@@ -9,227 +10,52 @@ allow-list of the rule or of the whole set lets it pass, as gitleaks decides.
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import re2
 
-from sync.anonymize.re2_bytes import found as re2_found
-from sync.anonymize.re2_bytes import found_in_text
-from sync.anonymize.rules import gitleaks_data
+from sync.anonymize.rules.gitleaks_config import GitleaksConfig, gitleaks_config
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
+from sync.anonymize.secrets.entropy import shannon_entropy
+from sync.anonymize.secrets.gitleaks_rules import GitleaksRule, compile_rules, options
+from sync.anonymize.secrets.re2_bytes import found as re2_found
+from sync.anonymize.secrets.re2_bytes import found_in_text
 
-__all__ = ["GitleaksRule", "GitleaksRules"]
-
-# Rules whose hits our own rules report under a better kind, or which only restate the key-word
-# rule in a weaker form, are still run: a second opinion costs little once the key word is there.
-_ALLOW_ANY, _ALLOW_ALL = "OR", "AND"
-#: How gitleaks writes its key-word-then-value rules.
-_KEY_WORD_FAMILY = "(?i)[\\w.-]{0,50}?(?:"
+__all__ = ["GitleaksPlan", "GitleaksRules", "gitleaks_rules"]
 
 
-def _entropy(value: str) -> float:
-    n = len(value)
-    if not n:
-        return 0.0
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+class GitleaksPlan(NamedTuple):
+    """gitleaks' rules that match somewhere in a body."""
+
+    rules: tuple[GitleaksRule, ...]
+    #: The lines on which a rule searched line by line (`GitleaksRule.line_bound`) matched: a
+    #: text holding none of them needs none of those rules...
+    lines: tuple[str, ...]
+    #: ...only these.
+    free: tuple[GitleaksRule, ...]
+    #: Whether some of `rules`, and of `free`, apply to some paths only (then the hint counts).
+    rules_read_paths: bool
+    free_read_paths: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Allow:
-    condition: str
-    target: str  # secret, match or line
-    regexes: tuple[Any, ...]
-    stopwords: tuple[str, ...]
-    #: Whether a text holds one of `stopwords`: one automaton pass, where testing each in turn
-    #: (`generic-api-key` has 1,446) costs ~40 us a candidate secret.
-    has_stopword: Callable[[str], bool] | None = None
-
-    def allows(self, secret: str, match: str, line: str) -> bool:
-        subject = {"match": match, "line": line}.get(self.target, secret)
-        tests: list[bool] = []
-        if self.regexes:
-            tests.append(any(found_in_text(r, subject) for r in self.regexes))
-        if self.stopwords:
-            low = secret.lower()
-            if self.has_stopword is not None:
-                tests.append(self.has_stopword(low))
-            else:
-                tests.append(any(w in low for w in self.stopwords))
-        if not tests:
-            return False
-        return all(tests) if self.condition == _ALLOW_ALL else any(tests)
+def _plan_of(rules: tuple[GitleaksRule, ...], lines: tuple[str, ...]) -> GitleaksPlan:
+    free = tuple(r for r in rules if not r.line_bound)
+    return GitleaksPlan(
+        rules,
+        lines,
+        free,
+        any(r.path is not None for r in rules),
+        any(r.path is not None for r in free),
+    )
 
 
-@dataclass(frozen=True, slots=True)
-class GitleaksRule:
-    id: str
-    keywords: tuple[str, ...]
-    secret_group: int
-    entropy: float
-    pattern: Any  # re2 pattern on str
-    pattern_bytes: Any  # the same on UTF-8 bytes, for planning over a whole episode
-    path: Any | None = None
-    allow: tuple[_Allow, ...] = field(default=())
-    #: A rule of the key-word-then-value family (`generic-api-key`, `adafruit-api-key`...):
-    #: its match lies on a line holding one of its key words, where it is searched. Read over
-    #: a whole text, its expression (bounded repeats before the key word) costs ~100 us a search.
-    line_bound: bool = False
-    #: Such a rule's own key words (`(?:lob)` in `lob-api-key`, whose prefilter words are only
-    #: `test_` and `live_`) when they are plain: a line must hold one (in lower case).
-    family: tuple[str, ...] = ()
-    #: Literal characters, in their case, every match starts with (`SK` for `twilio-api-key`,
-    #: whose key word `sk` stands in every `task`): no match where the text lacks them. (In
-    #: ASCII text a rule with a `head` is tried at its key words instead.)
-    case_probe: str = ""
-    #: `keywords` as a set.
-    keyword_set: frozenset[str] = frozenset()
-    #: What must follow one of its key words on the line for the rule to match there (a
-    #: looser form of its own expression's tail, `_TAIL_AFTER`), on ASCII bytes; None: not known.
-    tail: re.Pattern[bytes] | None = None
-    #: What every match starts with, matched where one of its key words stands (`_HEAD_AT`);
-    #: None: not known.
-    head: re.Pattern[str] | None = None
-
-    @property
-    def kind(self) -> str:
-        return re.sub(r"[^a-z0-9]+", "_", self.id.lower()).strip("_")
-
-
-# Key-word-then-value rules whose key word is one of their own key words (lower-cased), as
-# read at the commit of gitleaks_data (keyed by the digest of the expression), and a looser
-# form of what follows the key word in their expression, matched right after it: most lines
-# holding `token` or `key` hold no operator there (`return token_count + 1`), no value after
-# it (`if token_count > 83:`), or no end after the value (`key = os.environ["KEY"]`), and are
-# not searched. generic-api-key reads, ignoring case,
-# `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}`, then
-# `([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` and `(?:[\x60'"\s;]|\\[nr]|$)`;
-# hashicorp-tf-password the same with `("[a-z0-9=_\-]{8,20}")` for the value.
-# In the looser form the key word's continuation is taken whole (possessive: it holds no
-# operator, and what of it the expression would leave to `[\s'"]{0,3}` is blanks that one
-# takes too), so is a value (the expression's ends where its characters do: an end is none of
-# them), and a newline only ends a value: a match stays on the key word's line.
-_KEY_WORD_TO_VALUE = rb"[ \t\w.\-]{0,20}+[ \t\r\f\v'\"]{0,3}[=>:|?,]{1,4}[`'\" \t\r\f\v=]{0,5}"
-_END_OF_VALUE = rb"(?:[`'\"\s;\\]|\Z)"
-_TAIL_AFTER = {
-    "7495022a3803": _KEY_WORD_TO_VALUE  # generic-api-key
-    + rb"(?:[\w.=\-]{10,}+|[A-Za-z0-9][A-Za-z0-9+/]{11,}+=*)"
-    + _END_OF_VALUE,
-    "f377a28f2141": _KEY_WORD_TO_VALUE  # hashicorp-tf-password
-    + rb'"[A-Za-z0-9=_\-]{8,}+"'
-    + _END_OF_VALUE,
-}
-
-
-# Rules every match of which starts at one of their key words (as read at the commit of
-# gitleaks_data, keyed likewise), and what it starts with there: `\b` (ASCII) as a look-behind,
-# a case-blind part as both cases. jwt's `ey` stands in every `key`, twilio-api-key's `sk` in
-# every `task`, vault-service-token's `s.` in every `items.append`: at none of them does a
-# match start, and the text is not searched for them.
-_HEAD_AT = {
-    "036058eec082": r"(?<![0-9A-Za-z_])ey[a-zA-Z0-9]{17}",  # jwt
-    "d4a91dc88535": r"SK[0-9a-fA-F]{32}",  # twilio-api-key
-    "a91e92937b1b": r"(?<![0-9A-Za-z_])(?:hvs\.[0-9A-Za-z_\-]{90}|s\.[A-Za-z0-9]{24})",  # vault
-}
-
-
-_FAMILY = re.compile(r"\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_.|\-]+)\)")
-
-
-def _family(expression: str) -> tuple[str, ...]:
-    m = _FAMILY.match(expression)
-    return tuple(m.group(1).split("|")) if m else ()
-
-
-def _case_probe(expression: str) -> str:
-    """The literal start of an expression with no alternative anywhere and no flags before it
-    (a `\\b` or an opening group may come first); empty when there is none of 2+ characters."""
-    from sync.anonymize.secret_rules import literal_prefix
-
-    if "|" in expression:
-        return ""
-    e = expression
-    while e.startswith(("\\b", "(")) and not e.startswith("(?"):
-        e = e[2:] if e.startswith("\\b") else e[1:]
-    probe = literal_prefix(e)
-    return probe if len(probe) >= 2 else ""
-
-
-def _stopword_finder(words: tuple[str, ...]) -> Callable[[str], bool] | None:
-    """A test of whether a text holds one of `words` (None: none, or no automaton here)."""
-    try:
-        from ahocorasick_rs import AhoCorasick
-    except ImportError:  # pragma: no cover - a declared dependency
-        return None
-    if not words:
-        return None
-    automaton = AhoCorasick(list(dict.fromkeys(words)))
-
-    def has_stopword(text: str) -> bool:
-        try:
-            return bool(automaton.find_matches_as_indexes(text))
-        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for the automaton
-            return any(w in text for w in words)
-
-    return has_stopword
-
-
-def _options(megabytes: int) -> Any:
-    options = re2.Options()
-    options.max_mem = megabytes << 20
-    return options
-
-
-def _compile(expression: str) -> tuple[Any, Any]:
-    options = _options(8)
-    return re2.compile(expression, options), re2.compile(expression.encode(), options)
-
-
-def _load() -> tuple[list[GitleaksRule], tuple[Any, ...], tuple[str, ...]]:
-    rules: list[GitleaksRule] = []
-    for raw in gitleaks_data.RULES:
-        if raw["id"] in gitleaks_data.NOT_RE2:
-            # None today; were one to appear, it is left out rather than run without a bound.
-            continue
-        on_text, on_bytes = _compile(raw["regex"])
-        allow = tuple(
-            _Allow(
-                a.get("condition", _ALLOW_ANY),
-                a.get("regexTarget", "secret"),
-                tuple(re2.compile(r) for r in a.get("regexes", ())),
-                tuple(w.lower() for w in a.get("stopwords", ())),
-                _stopword_finder(tuple(w.lower() for w in a.get("stopwords", ()))),
-            )
-            for a in raw.get("allowlists", ())
-        )
-        path = raw.get("path")
-        digest = hashlib.sha256(raw["regex"].encode()).hexdigest()[:12]
-        rules.append(
-            GitleaksRule(
-                raw["id"],
-                tuple(raw["keywords"]),
-                raw["secret_group"],
-                raw["entropy"],
-                on_text,
-                on_bytes,
-                re2.compile(path) if path else None,
-                allow,
-                raw["regex"].startswith(_KEY_WORD_FAMILY) and bool(raw["keywords"]),
-                _family(raw["regex"]),
-                _case_probe(raw["regex"]),
-                frozenset(raw["keywords"]),
-                re.compile(_TAIL_AFTER[digest]) if digest in _TAIL_AFTER else None,
-                re.compile(_HEAD_AT[digest]) if digest in _HEAD_AT else None,
-            )
-        )
-    glob_regexes = tuple(re2.compile(r) for r in gitleaks_data.GLOBAL_REGEXES)
-    glob_stop = tuple(w.lower() for w in gitleaks_data.GLOBAL_STOPWORDS)
-    return rules, glob_regexes, glob_stop
+@lru_cache(maxsize=1)
+def gitleaks_rules() -> GitleaksRules:
+    """The vendored rule set, compiled once a process (about 0.3 s, on first use)."""
+    return GitleaksRules()
 
 
 #: The rules some key words call on (see `GitleaksRules._candidates`).
@@ -239,16 +65,22 @@ _Candidates = tuple[
 
 
 class GitleaksRules:
-    """The rule set, compiled once (about 0.1 s)."""
+    """The rule set, compiled once (about 0.3 s), and the engine that searches it."""
 
-    def __init__(self) -> None:
-        self.rules, self._global_regexes, self._global_stopwords = _load()
+    fallback = False
+    reads_long_runs = False
+
+    def __init__(self, config: GitleaksConfig | None = None) -> None:
+        """`config`: the vendored rule set (`rules/gitleaks.toml`) by default."""
+        config = gitleaks_config() if config is None else config
+        compiled = compile_rules(config)
+        self.rules, self._global_regexes, self._global_stopwords, self.not_re2 = compiled
         # The set's allow-list expressions joined: a match of one is a match of the whole.
         self._global_regex = re2.compile(
-            "|".join(f"(?:{r})" for r in gitleaks_data.GLOBAL_REGEXES), _options(8)
+            "|".join(f"(?:{r})" for r in config.global_regexes), options(8)
         )
         self.always = tuple(r for r in self.rules if not r.keywords)
-        self._by_id = {r["id"]: r["regex"] for r in gitleaks_data.RULES}
+        self._by_id = {raw["id"]: raw["regex"] for raw in config.rules}
         self._joined_cache: dict[tuple[str, ...], Any] = {}
         self._by_rule_id = {r.id: r for r in self.rules}
         self._by_words: dict[frozenset[str], _Candidates] = {}
@@ -257,6 +89,7 @@ class GitleaksRules:
             for word in rule.keywords:
                 self.by_keyword.setdefault(word, []).append(rule)
         self._keyword_set = frozenset(self.by_keyword)
+        self.words = self._keyword_set | self.family_words
 
     @property
     def keywords(self) -> tuple[str, ...]:
@@ -267,7 +100,43 @@ class GitleaksRules:
         """The key words of the key-word-then-value rules' own expressions."""
         return frozenset(w for r in self.rules for w in r.family)
 
-    def plan(
+    # -- the engine ----------------------------------------------------------------------------
+
+    def plan(self, body: Body) -> GitleaksPlan | None:
+        lines: list[str] = []
+        rules = self.matching_rules(
+            body.text, body.hits, body.data, body.present, body.lower, lines
+        )
+        return _plan_of(rules, tuple(dict.fromkeys(lines))) if rules else None
+
+    def find(
+        self,
+        text: str,
+        hint: str = "",
+        plan: GitleaksPlan | None = None,
+        literals: Literals | None = None,
+    ) -> list[Span]:
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
+        if plan is None:
+            return []
+        rules = plan.rules if any(line in text for line in plan.lines) else plan.free
+        if not rules:
+            return []
+        return list(self.spans(text, rules, hint, literals(text)[1]))
+
+    def reads_hint(self, text: str, plan: GitleaksPlan) -> bool:
+        # Some rules apply to some paths only.
+        if any(line in text for line in plan.lines):
+            return plan.rules_read_paths
+        return plan.free_read_paths
+
+    def silent_without_literals(self, text: str) -> bool:
+        return not self.always  # a rule without key words reads every text
+
+    # -- the rule set ------------------------------------------------------------------------
+
+    def matching_rules(
         self,
         text: str,
         hits: Iterable[tuple[str, int]],
@@ -395,7 +264,7 @@ class GitleaksRules:
         if found is False:
             try:
                 found = re2.compile(
-                    "|".join(f"(?:{self._by_id[i]})" for i in ids).encode(), _options(64)
+                    "|".join(f"(?:{self._by_id[i]})" for i in ids).encode(), options(64)
                 )
             except Exception:  # re2.error: two rules name a group alike; searched one by one
                 found = None
@@ -404,14 +273,14 @@ class GitleaksRules:
             self._joined_cache[ids] = found
         return found
 
-    def find(
+    def spans(
         self,
         text: str,
         rules: Iterable[GitleaksRule],
         hint: str = "",
         hits: Iterable[tuple[str, int]] | None = None,
-    ) -> Iterator[tuple[int, int, str]]:
-        """(start, end, kind) of each secret the rules report in `text`. `hits`: where each of
+    ) -> Iterator[Span]:
+        """Each secret the rules report in `text`. `hits`: where each of
         the rules' key words stands in the lower-cased text (other literals may be listed), when
         the caller found them already."""
         text = _encodable(text)
@@ -449,12 +318,12 @@ class GitleaksRules:
                     continue
                 a, b = span
                 secret = text[a:b]
-                if rule.entropy and _entropy(secret) <= rule.entropy:
+                if rule.entropy and shannon_entropy(secret) <= rule.entropy:
                     continue
                 whole = text[m.start() : m.end()]
                 if self._allowed(rule, secret, whole, _line_of(text, a)):
                     continue
-                yield a, b, rule.kind
+                yield Span(a, b, rule.kind)
 
     def _allowed(self, rule: GitleaksRule, secret: str, match: str, line: str) -> bool:
         if found_in_text(self._global_regex, secret):

@@ -7,19 +7,21 @@
 - A private key split over hunks or fields: once an episode holds a `PRIVATE KEY-----` marker,
   the base64 body lines of every text are key material, also in JSON's escaped form.
 
-The episode-wide facts are found once over all of an episode's text (`plan_context`); `find`
-then reads one text.
+The episode-wide facts are found once over all of an episode's text (the engine's plan, read
+from the scanner's one literal pass); `find` then reads one text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-__all__ = ["Context", "find_in_context", "has_user_name", "plan_context"]
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
+from sync.anonymize.secrets.our_rules import Rule
 
-_AWS_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])")
+__all__ = ["Context", "ContextEngine", "find_in_context", "has_user_name"]
+
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _PEM_MARK = "PRIVATE KEY-----"
 # Body lines of a PEM block: raw, or inside a JSON string (`\n` escapes).
@@ -85,37 +87,26 @@ def has_user_name(blob: str, words_at: Iterable[int] | None = None) -> bool:
     )
 
 
-def plan_context(blob: str) -> Context:
-    """The context read with expressions alone (the scanner reads it from its literal pass)."""
-    low = blob.lower()
-    return Context(
-        _AWS_ID.search(blob) is not None,
-        _PEM_MARK.lower() in low,
-        _USER_KEY.search(blob) is not None and ("pass" in low or "pwd" in low),
-        any(w in low for w in ("--", "mysql", "-u ")),
-    )
-
-
 def _mixed(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value)
 
 
-def find_in_context(text: str, context: Context) -> Iterator[tuple[int, int, str]]:
-    """(start, end, kind) of each secret `text` holds given its episode's `context`."""
+def find_in_context(text: str, context: Context) -> Iterator[Span]:
+    """Each secret `text` holds given its episode's `context`."""
     if context.aws_key_id:
         for m in _AWS_SECRET.finditer(text):
             value = m.group()
             if _mixed(value) and any(c.isdigit() for c in value):
-                yield m.start(), m.end(), "aws_secret_key"
+                yield Span(m.start(), m.end(), "aws_secret_key")
     if context.private_key:
         for m in _PEM_LINES.finditer(text):
-            yield m.start(1), m.end(1), "private_key"
+            yield Span(m.start(1), m.end(1), "private_key")
         if "\\n" in text:
             for m in _PEM_ESCAPED.finditer(text):
-                yield m.start(), m.end(), "private_key"
+                yield Span(m.start(), m.end(), "private_key")
         if "-----END" in text:
             for m in _PEM_TAIL.finditer(text):
-                yield m.start(1), m.end(1), "private_key"
+                yield Span(m.start(1), m.end(1), "private_key")
     if context.command:
         mysql = "mysql" in text
         for m in _COMMAND_PASSWORD.finditer(text):
@@ -123,10 +114,73 @@ def find_in_context(text: str, context: Context) -> Iterator[tuple[int, int, str
             if g == 2 and not mysql:
                 continue  # `-p` carries a password for mysql's tools; elsewhere it is a flag
             if not _NOT_A_VALUE.match(m.group(g)):
-                yield m.start(g), m.end(g), "password"
+                yield Span(m.start(g), m.end(g), "password")
     if context.user_name and ("pass" in text.lower() or "pwd" in text.lower()):
         for m in _PASSWORD_VALUE.finditer(text):
             value = m.group(1)
             if _NOT_A_VALUE.match(value) or value.isalpha() and value.islower():
                 continue
-            yield m.start(1), m.end(1), "password"
+            yield Span(m.start(1), m.end(1), "password")
+
+
+# Literal words whose presence (in lower case) turns on one of the context readers.
+_COMMAND_WORDS = (
+    "--pass", "--pwd", "--token", "--secret", "--api-key", "--apikey", "--auth-token",
+    "mysql", "-u ", "--user ",
+)  # fmt: skip
+_USER_WORDS = ("user", "login", "uid", "usr", "account")
+_USER_WORD_SET = frozenset(_USER_WORDS)
+_PASSWORD_WORDS = ("pass", "pwd")
+_PEM_WORD = "private key-----"
+
+
+class ContextEngine:
+    """The engine: what an episode holds (an AWS key id, a PEM marker, a user name beside a
+    password word, a credential flag) read from the literal pass, then each text read for it."""
+
+    fallback = False
+    reads_long_runs = False
+
+    def __init__(self, aws_key_ids: Sequence[Rule]) -> None:
+        """`aws_key_ids`: the rules that find an access key id (its secret half is then found
+        beside it), each searched where one of its probes stands."""
+        self._aws = tuple((rule, frozenset(p.lower() for p in rule.probes)) for rule in aws_key_ids)
+        self._aws_words = frozenset(p for _, probes in self._aws for p in probes)
+        self.words = (
+            frozenset((*_COMMAND_WORDS, *_USER_WORDS, *_PASSWORD_WORDS, _PEM_WORD))
+            | self._aws_words
+        )
+
+    def plan(self, body: Body) -> Context | None:
+        present = body.present
+        context = Context(
+            not present.isdisjoint(self._aws_words)
+            and any(
+                not present.isdisjoint(p) and body.found(rule.pattern) for rule, p in self._aws
+            ),
+            _PEM_WORD in present,
+            not present.isdisjoint(_USER_WORDS)
+            and not present.isdisjoint(_PASSWORD_WORDS)
+            and has_user_name(body.text, [at for word, at in body.hits if word in _USER_WORD_SET]),
+            not present.isdisjoint(_COMMAND_WORDS),
+        )
+        return None if context.empty else context
+
+    def find(
+        self,
+        text: str,
+        hint: str = "",
+        plan: Context | None = None,
+        literals: Literals | None = None,
+    ) -> list[Span]:
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
+        if plan is None:
+            return []
+        return list(find_in_context(text, plan))
+
+    def reads_hint(self, text: str, plan: Context) -> bool:
+        return False
+
+    def silent_without_literals(self, text: str) -> bool:
+        return True

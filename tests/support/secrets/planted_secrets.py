@@ -8,14 +8,13 @@ have been tuned to these strings; `PLANTED` lists what a leak search looks for.
 from __future__ import annotations
 
 import base64
-import math
 import random
 import string
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sync.anonymize.secrets.entropy import shannon_entropy
 from tests.synthetic_episodes import make_episode
 
 __all__ = ["KINDS", "Planted", "make_corpus"]
@@ -30,15 +29,10 @@ def _r(rng: random.Random, alphabet: str, n: int) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
-def _entropy(s: str) -> float:
-    counts = Counter(s)
-    return -sum(c / len(s) * math.log2(c / len(s)) for c in counts.values())
-
-
 def _high_entropy_b64(rng: random.Random) -> str:
     while True:
         value = _r(rng, _B64, 44)
-        if _entropy(value) > 4.8:
+        if shannon_entropy(value) > 4.8:
             return value
 
 

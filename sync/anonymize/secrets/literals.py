@@ -1,12 +1,13 @@
 """Finding many literal strings in a text in one pass, and where each occurrence starts. An
 Aho-Corasick automaton (ahocorasick-rs) does it 10x faster than searching for each literal in
-turn, which is the fallback when the automaton cannot be loaded."""
+turn, which is the fallback when the automaton cannot be loaded. Literals are looked for in
+lower case, in a text lower-cased keeping its offsets."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["literal_positions", "occurrences"]
+__all__ = ["literal_positions", "lower_keeping_offsets", "occurrences"]
 
 
 def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str, int]]]:
@@ -20,6 +21,16 @@ def literal_positions(literals: Sequence[str]) -> Callable[[str], list[tuple[str
             ((w, at) for w in words for at in occurrences(text, w)), key=lambda h: h[1]
         )
     return lambda text: [(words[i], at) for i, at, _ in search(text)]
+
+
+def lower_keeping_offsets(text: str) -> str:
+    """Lower case, one character for one, so that an offset in the result is the same offset in
+    `text`. `İ`, the one character whose lower case is two (`i̇`), becomes `i`, as a
+    case-insensitive expression reads it."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c.lower()[0] for c in text)
 
 
 def occurrences(text: str, word: str) -> Iterator[int]:

@@ -12,7 +12,8 @@ over the whole episode (found in its UTF-8 bytes, ~4 us for 1.6 KB):
   scanned again; a secret in it makes the encoded run a secret.
 
 A run once judged is judged the same everywhere: the plan carries the values, and each text is
-searched for them.
+searched for them. A run's span is kept only where no other engine found a secret: a rule names
+the kind better, and a run may be longer than the token a rule found in it (`junit-ghp_...`).
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ import binascii
 import math
 import re
 import string
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from urllib.parse import unquote
+
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
+from sync.anonymize.secrets.entropy import shannon_entropy
 
 __all__ = [
     "ENTROPY_RATIO",
     "MIN_LENGTH",
     "TokenJudge",
+    "UnquotedRuns",
     "entropy_ratio",
     "is_random_looking",
     "long_runs",
@@ -85,8 +89,7 @@ def entropy_ratio(value: str) -> float:
     n = len(value)
     if n < 2:
         return 0.0
-    h = -sum(c / n * math.log2(c / n) for c in Counter(value).values())
-    return h / math.log2(min(n, 64))
+    return shannon_entropy(value) / math.log2(min(n, 64))
 
 
 def is_random_looking(value: str, ratio: float = ENTROPY_RATIO) -> bool:
@@ -255,3 +258,61 @@ class TokenJudge:
             self._cache.clear()
         self._cache[value] = kind
         return kind
+
+
+#: A judged run: (value, kind).
+RunsPlan = tuple[tuple[str, str], ...]
+
+
+class UnquotedRuns:
+    """The engine: an episode's unquoted runs judged once (entropy, decoding), then searched for
+    in each text. `scan`: the kind of the first secret in a decoded text (the whole scanner)."""
+
+    words: frozenset[str] = frozenset()
+    fallback = True
+    reads_long_runs = True
+
+    def __init__(self, scan: Scan) -> None:
+        self.judge = TokenJudge(scan)
+
+    def plan(self, body: Body) -> RunsPlan | None:
+        if body.decoding:
+            return None  # a decoded run's text: its own runs are not decoded again
+        return tuple(self.judge.plan(body.text, body.data, body.long_runs).items()) or None
+
+    def find(
+        self,
+        text: str,
+        hint: str = "",
+        plan: RunsPlan | None = None,
+        literals: Literals | None = None,
+    ) -> list[Span]:
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
+        if plan is None:
+            return []
+        return [span for value, kind in plan for span in _run_spans(text, value, kind)]
+
+    def reads_hint(self, text: str, plan: RunsPlan) -> bool:
+        return False
+
+    def silent_without_literals(self, text: str) -> bool:
+        return False
+
+
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+
+
+def _run_spans(text: str, value: str, kind: str) -> Iterator[Span]:
+    """Where `value` stands in `text` as a whole run (not inside a longer one)."""
+    at = text.find(value)
+    while at >= 0:
+        end = at + len(value)
+        if (at == 0 or text[at - 1] not in _RUN_CHARS) and (
+            end == len(text) or text[end] not in _RUN_CHARS
+        ):
+            stop = end
+            while stop < len(text) and stop - end < 2 and text[stop] == "=":
+                stop += 1  # base64 padding goes with its run
+            yield Span(at, stop, kind)
+        at = text.find(value, end)

@@ -1,4 +1,4 @@
-"""Our own rules for provider tokens and credential shapes.
+"""Our own rules for provider tokens and credential shapes, and the engine that runs them.
 
 detect-secrets finds much, but it is slow per line (~3,000 lines/s with every plugin) and some of
 its hits are only a token's prefix. These rules are the main detector, written for speed:
@@ -11,15 +11,19 @@ its hits are only a token's prefix. These rules are the main detector, written f
   `token`, ...): each of its key words is written to start at an anchor, with what may come
   before it (`api_` before `key`) as a look-behind.
 
-Every rule has must-match and must-not-match cases in tests/unit/sync/test_secret_rules.py.
+Every rule has must-match and must-not-match cases in tests/unit/sync/test_sync_secret_rules.py.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-__all__ = ["RULES", "Rule", "literal_prefix"]
+from sync.anonymize.secrets.engine import Body, Literals, Span, prepared
+
+__all__ = ["RULES", "OurPlan", "OurRules", "Rule", "literal_prefix"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,3 +261,142 @@ RULES: tuple[Rule, ...] = (
         on_lower=False,
     ),
 )
+
+
+class OurPlan(NamedTuple):
+    """The rules that match somewhere in a body."""
+
+    tokens: tuple[Rule, ...]
+    keywords: tuple[Rule, ...]
+    #: The lines on which a rule of `keywords` matches: a text holding none needs none of them
+    #: (a keyword rule's match stays on its anchor's line).
+    keyword_lines: tuple[str, ...]
+
+
+class OurRules:
+    """The engine: token rules searched where their literal prefix stands, keyword rules tried at
+    their anchors."""
+
+    fallback = False
+    reads_long_runs = False
+
+    def __init__(self, rules: Sequence[Rule] = RULES) -> None:
+        self.tokens = tuple(r for r in rules if not r.keyword)
+        self.keywords = tuple(r for r in rules if r.keyword)
+        #: The keyword rules' anchors: most literals the one pass finds are other engines'
+        #: (gitleaks' key words), which each keyword rule would otherwise step over.
+        self.anchors = frozenset(a for r in self.keywords for a in r.anchors)
+        # A probe in the text is in the lower-cased text too, and each rule it may start is
+        # then searched in the text as it is.
+        self._rules_of: dict[str, list[int]] = {}  # lower-cased probe -> rules, by place
+        for i, rule in enumerate(self.tokens):
+            for probe in rule.probes:
+                self._rules_of.setdefault(probe.lower(), []).append(i)
+        self.words = self.anchors | frozenset(self._rules_of)
+
+    def plan(self, body: Body) -> OurPlan | None:
+        present = body.present
+        rules_of = self._rules_of
+        started = sorted({i for word in present if word in rules_of for i in rules_of[word]})
+        tokens = tuple(self.tokens[i] for i in started if body.found(self.tokens[i].pattern))
+        anchors = self.anchors
+        hits = body.hits
+        anchored = [h for h in hits if h[0] in anchors] if not present.isdisjoint(anchors) else []
+        keyword_lines: dict[str, None] = {}
+        text = body.text
+        keywords = (
+            tuple(
+                r
+                for r in self.keywords
+                if not present.isdisjoint(r.anchors)
+                and _lines_matched(
+                    _keyword_spans(r, text, body.lower, anchored), text, keyword_lines
+                )
+            )
+            if anchored
+            else ()
+        )
+        if not (tokens or keywords):
+            return None
+        return OurPlan(tokens, keywords, tuple(keyword_lines))
+
+    def find(
+        self,
+        text: str,
+        hint: str = "",
+        plan: OurPlan | None = None,
+        literals: Literals | None = None,
+    ) -> list[Span]:
+        if plan is None or literals is None:
+            plan, literals = prepared(self, text, plan, literals)
+        if plan is None:
+            return []
+        spans: list[Span] = []
+        for rule in plan.tokens:
+            for m in rule.pattern.finditer(text):
+                span = _token_span(rule, text, m)
+                if span is not None:
+                    spans.append(Span(*span, rule.kind))
+        if plan.keywords and any(line in text for line in plan.keyword_lines):
+            lower, found = literals(text)
+            anchors = self.anchors
+            hits = [h for h in found if h[0] in anchors]
+            for rule in plan.keywords:
+                spans.extend(_keyword_spans(rule, text, lower, hits))
+        return spans
+
+    def reads_hint(self, text: str, plan: OurPlan) -> bool:
+        return False
+
+    def silent_without_literals(self, text: str) -> bool:
+        return True
+
+
+def _lines_matched(
+    spans: Iterator[tuple[int, int, str]], text: str, lines: dict[str, None]
+) -> bool:
+    """Whether `spans` holds any; the line of `text` each stands on is added to `lines`."""
+    matched = False
+    for start, _, _ in spans:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        lines[text[line_start : len(text) if line_end < 0 else line_end]] = None
+        matched = True
+    return matched
+
+
+def _keyword_spans(
+    rule: Rule, text: str, lower: str, hits: list[tuple[str, int]]
+) -> Iterator[Span]:
+    """The rule's matches, tried at each of its anchors (`hits`: literals and where they stand
+    in `lower`, the rule's anchors among them) and kept within the anchor's line."""
+    # `lower` keeps `text`'s offsets, so an anchor found in one stands at the same place in both.
+    subject = lower if rule.on_lower else text
+    for word, at in hits:
+        if word not in rule.anchors:
+            continue
+        end = lower.find("\n", at)
+        m = rule.pattern.match(subject, at, len(lower) if end < 0 else end)
+        if m is not None:
+            a, b = m.span(rule.group)
+            if b > a:
+                yield Span(a, b, rule.kind)
+
+
+def _token_span(rule: Rule, text: str, m: re.Match[str]) -> tuple[int, int] | None:
+    start, end = m.span(rule.group)
+    if end <= start:
+        return None
+    if rule.left_digits is not None:
+        low, high = rule.left_digits
+        i = m.start()
+        while i > 0 and text[i - 1].isdigit() and m.start() - i < high + 1:
+            i -= 1
+        if not low <= m.start() - i <= high or (i > 0 and text[i - 1].isdigit()):
+            return None
+        return i, end
+    if rule.left_edge and m.start() > 0:
+        before = text[m.start() - 1]
+        if before.isascii() and before.isalnum():
+            return None
+    return start, end

@@ -1,1 +1,0 @@
-"""The labelled secrets corpus (generated, seeded) and its negatives."""
