@@ -16,7 +16,8 @@ multiples of 15 minutes); UTC days make long periods cheap.
 The SQL below is part of migration m006_report, followed there by the test runs' rollups
 (`capture.store.run_rollups`, which builds on SPANS here and is never imported by this module):
 never change what these functions return; add a new migration instead
-(tests/unit/test_migrations.py pins what each released migration runs). A later migration that
+(tests/unit/capture/store/test_migrations.py pins what each released migration runs). A later
+migration that
 rebuilds proposals, checkpoints, episodes, test_runs or episode_test_runs (sqlite-utils
 `transform` copies and drops a table, and SQLite drops its triggers with it) must create these
 triggers again; a test checks they exist.

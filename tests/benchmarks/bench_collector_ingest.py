@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.collector.support import (  # noqa: E402
+from tests.support.collector_support import (  # noqa: E402
     Collector,
     PgCluster,
     batch_body,

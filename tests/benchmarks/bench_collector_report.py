@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from tests.collector.support import (  # noqa: E402
+from tests.support.collector_support import (  # noqa: E402
     Collector,
     PgCluster,
     item,

@@ -1,7 +1,7 @@
 """How fast `capture export` writes 100,000 episodes, and that its memory stays flat.
 
 Builds a store of N synthetic episodes (1-3 proposals of 1-2 hunks each, as
-tests/synthetic_episodes.py makes them), with a current tier for every proposal and episode
+tests/support/synthetic_episodes.py makes them), with a current tier for every proposal and episode
 written by `record_tier`. Then, each in a fresh child process so that peak memory is its own:
 
 - export: the real pipeline (`stream_episodes` page by page, `run_export` at the full level) into
@@ -38,7 +38,7 @@ def build(path: Path, n: int) -> None:
     from capture.store.database import Store
     from capture.store.tier_rows import record_tier
     from capture.tiers import Tier, TierDecision
-    from tests.synthetic_episodes import make_episode, write_episodes
+    from tests.support.synthetic_episodes import make_episode, write_episodes
 
     rng = random.Random(18)
     tiers = list(Tier)

@@ -1,4 +1,5 @@
-"""Outcome and run-linkage accuracy on the labelled corpus (tests/corpus), with the hook queue
+"""Outcome and run-linkage accuracy on the labelled corpus (tests/support/outcome_corpus), with
+the hook queue
 applied at once and 2 s late, beside a peer run in the same process: the same code with the
 moment not captured (no snapshot at the hook, no text rebuilt from the payload), as the
 recorder worked before.
@@ -20,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import capture.hooks.edit_records as edit_records  # noqa: E402
-import tests.corpus.world as world  # noqa: E402
-from tests.corpus.run import Result, play  # noqa: E402
-from tests.corpus.scenarios import SCENARIOS  # noqa: E402
+import tests.support.outcome_corpus.world as world  # noqa: E402
+from tests.support.outcome_corpus.run import Result, play  # noqa: E402
+from tests.support.outcome_corpus.scenarios import SCENARIOS  # noqa: E402
 
 
 @contextmanager

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from capture.store.schema import SCHEMA_VERSION, migrate  # noqa: E402
-from tests.report_fixtures import make_schema_v1_db  # noqa: E402
+from tests.support.report_fixtures import make_schema_v1_db  # noqa: E402
 
 DAYS = 180
 END = 1_780_000_000.0  # a fixed end, so a cached database reports the same

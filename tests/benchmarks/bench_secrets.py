@@ -54,7 +54,7 @@ from sync.anonymize.pipeline import _episode_texts  # noqa: E402
 from tests.benchmarks.peer_code import CodeTree, load_commit, this_tree  # noqa: E402
 from tests.support.secrets.labelled_corpus import Labelled, make_corpus, negative_lines  # noqa: E402
 from tests.support.secrets.planted_secrets import make_corpus as make_planted  # noqa: E402
-from tests.synthetic_episodes import make_episode  # noqa: E402
+from tests.support.synthetic_episodes import make_episode  # noqa: E402
 
 SALT = b"benchmark salt, 32 bytes long..!"
 

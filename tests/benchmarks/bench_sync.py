@@ -45,8 +45,8 @@ from sync.anonymize.secrets.detect_secrets_engine import DetectSecrets  # noqa: 
 from sync.outbox import Row, body_for  # noqa: E402
 from sync.refresh import CHUNK, _projections  # noqa: E402
 from sync.settings import OptIn, anonymize_workers  # noqa: E402
-from tests.sync_support import free_port, real_collector_available  # noqa: E402
-from tests.synthetic_episodes import make_episode, write_episodes  # noqa: E402
+from tests.support.sync_support import free_port, real_collector_available  # noqa: E402
+from tests.support.synthetic_episodes import make_episode, write_episodes  # noqa: E402
 
 SALT = b"benchmark salt, 32 bytes long..!"
 BATCH = 200
@@ -154,9 +154,9 @@ class Collector:
             cmd = [sys.executable, "-m", "capture", "collector", "serve", "--db", db,
                    "--port", str(self.port), "--rate", "100000", "--burst", "100000"]  # fmt: skip
         else:
-            self.kind = "collector test double (tests/sync_support.py)"
+            self.kind = "collector test double (tests/support/sync_support.py)"
             self.token = "bench-token"
-            cmd = [sys.executable, "-m", "tests.sync_support", str(self.port), self.token]
+            cmd = [sys.executable, "-m", "tests.support.sync_support", str(self.port), self.token]
         self.proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)  # fmt: skip
         import httpx
@@ -265,7 +265,7 @@ _PEER_CHILD = """
 import json, random, sys, time
 sys.path.insert(0, sys.argv[1])
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, content_hash
-from tests.synthetic_episodes import make_episode
+from tests.support.synthetic_episodes import make_episode
 rng = random.Random(2026)
 episodes = [make_episode(rng, i, root="/ws") for i in range(int(sys.argv[2]))]
 anonymizer = Anonymizer(SALT, Identity(usernames=("dev",), hostnames=("devbox",)))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.collector.support import Collector, PgCluster, PostgresMissing
 from tests.conftest import missing_tool
+from tests.support.collector_support import Collector, PgCluster, PostgresMissing
 
 _names = itertools.count()
 
@@ -83,7 +83,7 @@ class Served:
         self.url = collector.url
 
     def token(self, team: str, scope: str, expires_in: float | None = None) -> str:
-        from tests.collector.support import make_token
+        from tests.support.collector_support import make_token
 
         return make_token(self.db, team, scope, expires_in)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 
 from tests.collector.conftest import StartCollector
-from tests.collector.support import free_port, item, make_episode, post_batch
 from tests.conftest import RunCapture
+from tests.support.collector_support import free_port, item, make_episode, post_batch
 
 
 def test_tokens_from_the_command_line_on_a_running_collector(

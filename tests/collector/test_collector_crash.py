@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.collector.conftest import StartCollector
-from tests.collector.support import (
+from tests.support.collector_support import (
     batch_body,
     item,
     make_episode,

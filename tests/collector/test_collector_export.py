@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.collector.conftest import StartCollector
-from tests.collector.support import make_token
 from tests.conftest import capture_env
-from tests.e2e.export_support import SECRET, record_scenario
+from tests.support.collector_support import make_token
+from tests.support.export_support import SECRET, record_scenario
 
 pytest.importorskip("datasets")
 

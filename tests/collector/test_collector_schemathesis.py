@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.collector.conftest import StartCollector
-from tests.collector.support import make_token, stored_keys
+from tests.support.collector_support import make_token, stored_keys
 
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20261202")
 

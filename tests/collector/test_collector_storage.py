@@ -12,7 +12,7 @@ import pytest
 from sync.collector.ingest import METRIC_FIELDS_V1, EpisodeRow, prepare
 from sync.collector.report import aggregate
 from sync.collector.storage import open_storage
-from tests.collector.support import item, make_episode
+from tests.support.collector_support import item, make_episode
 
 
 def rows(prefix: str, n: int, revision: int = 1, agent: str = "codex") -> list[EpisodeRow]:

@@ -26,8 +26,8 @@ from sync.collector.ingest import MAX_GZIP_MEMBERS, decode_body
 from sync.collector.storage_sqlite import SqliteStorage
 from sync.collector.tokens import live_token, new_token, parse_expiry
 from tests.collector.conftest import Served
-from tests.collector.support import item, make_episode, stored_keys, upload_headers
 from tests.conftest import RunCapture
+from tests.support.collector_support import item, make_episode, stored_keys, upload_headers
 
 _teams = itertools.count()
 

@@ -19,8 +19,8 @@ from sync.collector.report import (
 )
 from sync.collector.report_html import render_html
 from sync.collector.storage import open_storage
-from tests.collector.support import item
 from tests.collector.test_collector_storage import store_as_released
+from tests.support.collector_support import item
 
 T0 = 1_764_547_200.0  # a Monday
 

@@ -23,9 +23,9 @@ from capture.store.database import Store
 from capture.store.tier_rows import record_tier
 from capture.tiers import Tier, TierDecision
 from tests.collector.conftest import StartCollector
-from tests.collector.support import make_token
 from tests.conftest import capture_env
-from tests.e2e.export_support import (
+from tests.support.collector_support import make_token
+from tests.support.export_support import (
     AGENT_BODY,
     ORIGINAL,
     RETRY_BODY,

@@ -25,7 +25,7 @@ from sync.collector.storage import StorageUrlError, parse_db_url
 from sync.collector.tokens import authorize, bearer_token, digest, new_token
 from sync.collector.validation import SchemaViolation, compile_schema
 from sync.collector.wire import BATCH_EXAMPLE, batch_schema
-from tests.collector.support import item, make_episode
+from tests.support.collector_support import item, make_episode
 
 VALIDATE = compile_schema(batch_schema())
 

@@ -259,7 +259,7 @@ def test_a_run_with_only_output_is_queued_and_recorded_in_the_background(
 ) -> None:
     import re
 
-    from tests.e2e.hook_support import rows, wait_for_queue
+    from tests.support.hook_support import rows, wait_for_queue
 
     home = tmp_path / "home"
     env = capture_env(home)
@@ -361,7 +361,7 @@ REPLAYED = {
 def test_a_real_runners_output_is_recorded_with_its_counts(tmp_path: Path, fixture: str) -> None:
     import json
 
-    from tests.e2e.hook_support import rows, wait_for_queue
+    from tests.support.hook_support import rows, wait_for_queue
 
     runner, file = fixture.split("/")
     exit_code = json.loads((RUNNER_OUTPUT / runner / "runs.json").read_text())[file]["exit_code"]

@@ -24,8 +24,8 @@ from capture.tiers.late_signals import LateSignals
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy
 from sync.collector.validation import compile_schema
 from sync.collector.wire import batch_schema
-from tests.collector.support import item
-from tests.e2e.export_support import Recorded, record_scenario
+from tests.support.collector_support import item
+from tests.support.export_support import Recorded, record_scenario
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.export_support import (
+from tests.support.export_support import (
     AGENT_BODY,
     EDITED_BODY,
     RETRY_BODY,
@@ -56,7 +56,7 @@ def load(path: Path) -> Any:
 
 
 def tiny_tokenizer_for(out: Path) -> Any:
-    from tests.e2e.trl_support import texts_of, tiny_tokenizer
+    from tests.support.trl_support import texts_of, tiny_tokenizer
 
     return tiny_tokenizer(texts_of(sorted(out.glob("*.jsonl"))))
 

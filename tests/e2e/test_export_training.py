@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.export_support import Recorded, record_scenario
+from tests.support.export_support import Recorded, record_scenario
 
 pytest.importorskip("torch")
 pytest.importorskip("trl")
@@ -53,7 +53,7 @@ def _common(output_dir: Path) -> dict[str, Any]:
 
 
 def _tokenizer(out: Path) -> Any:
-    from tests.e2e.trl_support import texts_of, tiny_tokenizer
+    from tests.support.trl_support import texts_of, tiny_tokenizer
 
     return tiny_tokenizer(texts_of(sorted(out.glob("*.jsonl"))))
 
@@ -70,7 +70,7 @@ def _trained(trainer: Any) -> Any:
 def test_sft_trainer_runs_two_steps(exported: Path, tmp_path: Path, name: str) -> None:
     from trl import SFTConfig, SFTTrainer
 
-    from tests.e2e.trl_support import tiny_model
+    from tests.support.trl_support import tiny_model
 
     tokenizer = _tokenizer(exported)
     trainer = SFTTrainer(
@@ -85,7 +85,7 @@ def test_sft_trainer_runs_two_steps(exported: Path, tmp_path: Path, name: str) -
 def test_dpo_trainer_runs_two_steps(exported: Path, tmp_path: Path) -> None:
     from trl import DPOConfig, DPOTrainer
 
-    from tests.e2e.trl_support import tiny_model
+    from tests.support.trl_support import tiny_model
 
     tokenizer = _tokenizer(exported)
     trainer = DPOTrainer(
@@ -101,7 +101,7 @@ def test_dpo_trainer_runs_two_steps(exported: Path, tmp_path: Path) -> None:
 def test_kto_trainer_runs_two_steps(exported: Path, tmp_path: Path) -> None:
     from trl import KTOConfig, KTOTrainer
 
-    from tests.e2e.trl_support import tiny_model
+    from tests.support.trl_support import tiny_model
 
     tokenizer = _tokenizer(exported)
     trainer = KTOTrainer(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
+from tests.support.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     TEST_TOTALS,
     TOTALS_AFTER,
     TOTALS_BEFORE,

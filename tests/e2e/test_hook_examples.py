@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
+from tests.support.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     EXAMPLES,
     TOTALS_AFTER,
     count,

@@ -17,7 +17,7 @@ import pytest
 
 from capture.connection import sqlite3
 from tests.conftest import RunCapture, capture_env
-from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
+from tests.support.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     example,
     hook,
     log_lines,

@@ -1,6 +1,6 @@
 """Fuzzed payloads through the real `capture hook` process (a handful: the many are applied in
-process by tests/unit/test_payload_fuzz.py), and a hook run where the OS hands it names UTF-8
-cannot hold."""
+process by tests/unit/capture/hooks/test_payload_fuzz.py), and a hook run where the OS hands it
+names UTF-8 cannot hold."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.conftest import RunCapture, capture_env
-from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
+from tests.support.hook_payloads import PREFIXES, HookCall, hook_call
+from tests.support.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     example,
     hook,
     log_lines,
@@ -23,7 +24,6 @@ from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse 
     rows,
     wait_for_queue,
 )
-from tests.hook_payloads import PREFIXES, HookCall, hook_call
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT, RunCapture, episodes_json
-from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
+from tests.support.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     TOTALS_AFTER,
     TOTALS_BEFORE,
     count,

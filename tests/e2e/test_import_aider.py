@@ -9,7 +9,7 @@ from pathlib import Path
 
 from capture.importers.aider import file_diffs, is_aider_commit
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.hook_support import count, no_agent_env  # noqa: F401 - autouse fixture
+from tests.support.hook_support import count, no_agent_env  # noqa: F401 - autouse fixture
 
 TRAILER = "Co-authored-by: aider (anthropic/claude-sonnet-5) <aider@aider.chat>"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.hook_support import count, hook, log_lines, no_agent_env, rows  # noqa: F401
+from tests.support.hook_support import count, hook, log_lines, no_agent_env, rows  # noqa: F401
 
 ORIGINAL = "def a():\n    return 1\n\n\ndef b():\n    return 3\n"
 AFTER = "def a():\n    return 2\n\n\ndef b():\n    return 2\n"

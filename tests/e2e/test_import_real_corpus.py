@@ -14,7 +14,7 @@ from typing import Any
 
 from capture.importers.claude_transcript import read_transcript
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.hook_support import count, log_lines, no_agent_env, rows  # noqa: F401
+from tests.support.hook_support import count, log_lines, no_agent_env, rows  # noqa: F401
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
 EDIT_TOOLS = {"Edit", "Write", "MultiEdit"}

@@ -13,7 +13,7 @@ import pytest
 
 from capture.install.targets import TARGETS, handler_command, is_ours
 from tests.conftest import RunCapture
-from tests.e2e.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
+from tests.support.hook_support import (  # noqa: F401 - no_agent_env is an autouse fixture
     EXAMPLES,
     count,
     example,

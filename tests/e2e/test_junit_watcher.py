@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import RunCapture, capture_env, episodes_json
-from tests.e2e.projects import LONG_WINDOWS, agent_edit, make_project, pytest_cmd
+from tests.support.projects import LONG_WINDOWS, agent_edit, make_project, pytest_cmd
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "junit"
 

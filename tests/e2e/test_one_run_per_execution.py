@@ -16,8 +16,8 @@ from capture.hooks.inbox import enqueue
 from capture.hooks.queue import drain
 from capture.store.database import Store
 from tests.conftest import RunCapture, capture_env
-from tests.e2e.hook_support import example, hook, rows
-from tests.e2e.projects import LONG_WINDOWS, make_project, pytest_cmd
+from tests.support.hook_support import example, hook, rows
+from tests.support.projects import LONG_WINDOWS, make_project, pytest_cmd
 
 SESSION = "8f1c2a40-5d7e-4b1a-9c33-2e6f0b7d9a11"
 

@@ -1,5 +1,5 @@
-"""The labelled outcome corpus (tests/corpus): every scenario ends with the outcomes a person
-watching would name, whether the hook queue is applied at once or 2 s late."""
+"""The labelled outcome corpus (tests/support/outcome_corpus): every scenario ends with the
+outcomes a person watching would name, whether the hook queue is applied at once or 2 s late."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.run import play
-from tests.corpus.scenarios import SCENARIOS, Scenario
+from tests.support.outcome_corpus.run import play
+from tests.support.outcome_corpus.scenarios import SCENARIOS, Scenario
 
 
 def test_the_corpus_is_large_and_varied() -> None:
@@ -28,9 +28,9 @@ def test_scenario_outcomes(scenario: Scenario, delay: float, tmp_path: Path) -> 
 
 
 def test_a_checkpoint_read_long_after_its_window_says_how_late(tmp_path: Path) -> None:
-    from tests.corpus.agents import Turn
-    from tests.corpus.scenarios import APP, NEW, OLD
-    from tests.corpus.world import World
+    from tests.support.outcome_corpus.agents import Turn
+    from tests.support.outcome_corpus.scenarios import APP, NEW, OLD
+    from tests.support.outcome_corpus.world import World
 
     world = World(tmp_path / "ws", tmp_path / "home")
     try:
@@ -61,9 +61,9 @@ def test_the_report_counts_lost_proposals_by_reason(tmp_path: Path) -> None:
     import time
 
     from tests.conftest import capture_env
-    from tests.corpus.agents import Turn
-    from tests.corpus.scenarios import APP
-    from tests.corpus.world import World
+    from tests.support.outcome_corpus.agents import Turn
+    from tests.support.outcome_corpus.scenarios import APP
+    from tests.support.outcome_corpus.world import World
 
     world = World(tmp_path / "ws", tmp_path / "home", now=time.time() - 3600)
     try:

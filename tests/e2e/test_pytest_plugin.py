@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, RunCapture, capture_env, episodes_json
-from tests.e2e.projects import (
+from tests.support.projects import (
     HEAVY_PLUGINS_OFF,
     LONG_WINDOWS,
     agent_edit,

@@ -15,8 +15,8 @@ from pathlib import Path
 from capture.connection import sqlite3
 from capture.store.schema import SCHEMA_VERSION
 from tests.conftest import capture_env
-from tests.e2e.hook_support import example, make_workspace
-from tests.server.rawlsp import RawClient
+from tests.support.hook_support import example, make_workspace
+from tests.support.rawlsp import RawClient
 
 CAPTURE = [sys.executable, "-m", "capture"]
 ROUNDS = 8

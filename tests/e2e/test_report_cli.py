@@ -1,6 +1,6 @@
 """`capture report` through the real command over a fixture database built through the store and
-recorder API at fixed times (tests/report_fixtures.py tells the story). Every expected number
-below was computed by hand from that story."""
+recorder API at fixed times (tests/support/report_fixtures.py tells the story). Every expected
+number below was computed by hand from that story."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from capture.store.database import Store
 from tests.conftest import capture_env
-from tests.report_fixtures import FIXTURE_UNTIL, build_fixture
+from tests.support.report_fixtures import FIXTURE_UNTIL, build_fixture
 
 PERIOD = ["--since", "7d", "--until", FIXTURE_UNTIL]
 

@@ -18,9 +18,9 @@ from capture.paths import resolve_paths
 from capture.recording.recorder import record_proposal
 from capture.store.database import Store
 from capture.store.schema import SCHEMA_VERSION
-from tests.chromium import Browser
 from tests.conftest import capture_env
-from tests.report_fixtures import at, build_fixture, copy_into_schema_v1
+from tests.support.chromium import Browser
+from tests.support.report_fixtures import at, build_fixture, copy_into_schema_v1
 
 
 def capture(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from capture.store.database import Store
-from tests.chromium import Browser, find_chromium
 from tests.conftest import capture_env, missing_tool
-from tests.report_fixtures import FIXTURE_UNTIL, build_fixture
+from tests.support.chromium import Browser, find_chromium
+from tests.support.report_fixtures import FIXTURE_UNTIL, build_fixture
 
 
 @pytest.fixture(scope="module")

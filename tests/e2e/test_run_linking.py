@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.projects import CALC, LONG_WINDOWS, SHOUT, agent_edit, make_project, pytest_cmd
+from tests.support.projects import CALC, LONG_WINDOWS, SHOUT, agent_edit, make_project, pytest_cmd
 
 
 def record_run(run_capture: RunCapture, ws: Path, *, plugin: bool, expect: int) -> None:

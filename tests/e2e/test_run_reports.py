@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import RunCapture, episodes_json
-from tests.e2e.projects import LONG_WINDOWS, agent_edit, make_project
+from tests.support.projects import LONG_WINDOWS, agent_edit, make_project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "junit"
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]  # no plugin: see env

@@ -17,8 +17,8 @@ from capture.store.database import Store
 from sync.service import start_background_sync
 from sync.settings import enable
 from tests.conftest import capture_env
-from tests.sync_support import CollectorDouble
-from tests.synthetic_episodes import make_episode, write_episodes
+from tests.support.sync_support import CollectorDouble
+from tests.support.synthetic_episodes import make_episode, write_episodes
 
 
 def test_nothing_starts_while_sync_is_off(capture_home: Path) -> None:

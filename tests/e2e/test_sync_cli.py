@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunCapture, episodes_json
-from tests.sync_support import CollectorDouble, free_port
+from tests.support.sync_support import CollectorDouble, free_port
 
 BODY = "    total = 0\n    for item in items:\n        total += item\n    return total\n"
 

@@ -23,7 +23,7 @@ from sync.collector.wire import batch_schema
 from sync.outbox import Outbox, body_for
 from sync.service import fill_outbox
 from sync.settings import enable, load_settings
-from tests.synthetic_episodes import make_episode, write_episodes
+from tests.support.synthetic_episodes import make_episode, write_episodes
 
 VALIDATE = compile_schema(batch_schema())
 

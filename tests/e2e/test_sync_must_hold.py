@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.sync_e2e import Home
 from tests.support.secrets.planted_secrets import make_corpus
-from tests.sync_support import DoubleCollector, RecordingProxy, make_collector
-from tests.synthetic_episodes import make_episode
+from tests.support.sync_e2e import Home
+from tests.support.sync_support import DoubleCollector, RecordingProxy, make_collector
+from tests.support.synthetic_episodes import make_episode
 
 
 @pytest.fixture

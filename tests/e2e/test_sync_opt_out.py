@@ -27,10 +27,10 @@ from sync.service import fill_outbox
 from sync.settings import disable, enable, load_settings
 from sync.uploader import Uploader
 from tests.conftest import FORMATS
-from tests.e2e.sync_e2e import Home
 from tests.e2e.test_sync_privacy import Sentinel
-from tests.sync_support import CollectorDouble, RealCollector, make_collector
-from tests.synthetic_episodes import make_episode, write_episodes
+from tests.support.sync_e2e import Home
+from tests.support.sync_support import CollectorDouble, RealCollector, make_collector
+from tests.support.synthetic_episodes import make_episode, write_episodes
 
 MARK_A = "amber heron"
 MARK_W = "quartz lantern"

@@ -14,9 +14,9 @@ import random
 import time
 from pathlib import Path
 
-from tests.e2e.sync_e2e import Home
-from tests.sync_support import DoubleCollector, free_port, make_collector
-from tests.synthetic_episodes import make_episode
+from tests.support.sync_e2e import Home
+from tests.support.sync_support import DoubleCollector, free_port, make_collector
+from tests.support.synthetic_episodes import make_episode
 
 EPISODES = 5000
 

@@ -304,7 +304,7 @@ def test_this_process_is_guarded_too() -> None:
 def _pg_dump(cluster: object, db: str) -> bytes:
     """Every row of the collector's PostgreSQL database as text (pg_dump reads the rows
     decompressed: TOAST compression would hide a secret from a search of the data files)."""
-    from tests.collector.support import pg_bindir
+    from tests.support.collector_support import pg_bindir
 
     dump = subprocess.run(
         [str(pg_bindir() / "pg_dump"), "--data-only", db],
@@ -315,8 +315,8 @@ def _pg_dump(cluster: object, db: str) -> bytes:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def corpus_collector(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    from tests.collector.support import Collector, PgCluster, PostgresMissing, make_token
     from tests.conftest import missing_tool
+    from tests.support.collector_support import Collector, PgCluster, PostgresMissing, make_token
 
     cluster = None
     if request.param == "sqlite":
@@ -350,8 +350,8 @@ def corpus_collector(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
 def test_no_corpus_secret_reaches_the_collector_at_the_redacted_level(
     tmp_path: Path, corpus_collector: tuple[str, str, object]
 ) -> None:
-    from tests.e2e.sync_e2e import Home
     from tests.support.secrets.labelled_corpus import make_corpus
+    from tests.support.sync_e2e import Home
 
     url, token, stored = corpus_collector
     home = Home(tmp_path)
@@ -376,8 +376,8 @@ def test_no_corpus_secret_reaches_the_collector_at_the_redacted_level(
 def test_metrics_level_carries_no_code_and_no_prose(
     tmp_path: Path, corpus_collector: tuple[str, str, object]
 ) -> None:
-    from tests.e2e.sync_e2e import Home
     from tests.support.secrets.labelled_corpus import make_corpus
+    from tests.support.sync_e2e import Home
 
     url, token, stored = corpus_collector
     home = Home(tmp_path)

@@ -15,7 +15,7 @@ import pytest
 from capture.store.database import Store
 from sync.outbox import Outbox, RowState
 from sync.uploader import Uploader, UploadOptions
-from tests.sync_support import CollectorDouble, Reply, free_port
+from tests.support.sync_support import CollectorDouble, Reply, free_port
 
 FAST = UploadOptions(batch_size=3, backoff_base=0.02, backoff_cap=0.1, max_attempts=4, timeout=5)
 

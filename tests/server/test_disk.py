@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from tests.conftest import RunCapture
-from tests.server.lspkit import query
-from tests.server.rawlsp import RawClient
+from tests.support.lspkit import query
+from tests.support.rawlsp import RawClient
 
 OLD = "    return 0\n"
 NEW = "    result = 0\n    for item in items:\n        result += item\n    return result\n"

@@ -17,7 +17,7 @@ from server.envelope import refusal
 from server.framing import FrameReader, content_length
 from server.surrogates import escape, unescape
 from server.workspaces import changed_folders, inside
-from tests.server.rawlsp import RawClient, change, frame, proposal
+from tests.support.rawlsp import RawClient, change, frame, proposal
 
 TEXT = "".join(f"line {i}\n" for i in range(20))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from capture.connection import sqlite3
-from tests.server.rawlsp import RawClient, frame
+from tests.support.rawlsp import RawClient, frame
 
 TEXT = "".join(f"line {i}: some text 中文 😀\n" for i in range(200))
 METHODS = [

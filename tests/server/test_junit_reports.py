@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from tests.conftest import RunCapture, episodes_json
-from tests.server.lspkit import query
-from tests.server.rawlsp import RawClient
+from tests.support.lspkit import query
+from tests.support.rawlsp import RawClient
 
 JEST = Path(__file__).resolve().parent.parent / "fixtures" / "junit" / "jest-junit.xml"
 WINDOWS = {"CAPTURE_WINDOWS": "10m"}

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from capture.connection import sqlite3
-from tests.server.lspkit import query
-from tests.server.rawlsp import RawClient, frame
+from tests.support.lspkit import query
+from tests.support.rawlsp import RawClient, frame
 
 OLD = "    return 0\n"
 NEW = "    result = 0\n    for item in items:\n        result += item\n    return result\n"

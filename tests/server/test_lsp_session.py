@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.lspkit import Editor, query, session, settled
+from tests.support.lspkit import Editor, query, session, settled
 
 pytestmark = pytest.mark.asyncio
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.lspkit import query, session, settled
+from tests.support.lspkit import query, session, settled
 
 pytestmark = pytest.mark.asyncio
 

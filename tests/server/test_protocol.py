@@ -11,7 +11,7 @@ from pathlib import Path
 
 from server.app import FrameReader
 from tests.conftest import RunCapture, capture_env
-from tests.server.rawlsp import RawClient, frame
+from tests.support.rawlsp import RawClient, frame
 
 
 def test_frames_split_anywhere_and_garbage_skipped() -> None:

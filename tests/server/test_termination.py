@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from capture.connection import sqlite3
-from tests.server.rawlsp import RawClient, change, frame, proposal
+from tests.support.rawlsp import RawClient, change, frame, proposal
 
 COUNT = 300
 LINES = 400

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from capture.connection import sqlite3
-from tests.e2e.hook_support import TOTALS_AFTER, TOTALS_BEFORE, example
+from tests.support.hook_support import TOTALS_AFTER, TOTALS_BEFORE, example
 from tests.vscode.codeserver import CodeServer, link_project_venv, needs_vscode, run_driver
 
 pytestmark = pytest.mark.slow

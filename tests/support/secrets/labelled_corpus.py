@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from tests.synthetic_episodes import make_episode
+from tests.support.synthetic_episodes import make_episode
 
 __all__ = ["KINDS", "PLACES", "Labelled", "make_corpus", "negative_lines"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sync.anonymize.secrets.entropy import shannon_entropy
-from tests.synthetic_episodes import make_episode
+from tests.support.synthetic_episodes import make_episode
 
 __all__ = ["KINDS", "Planted", "make_corpus"]
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy, dumps
 from sync.anonymize.paths import PathHasher, always_excluded, glob_to_regex, selected
 from tests.support.secrets.planted_secrets import KINDS
-from tests.synthetic_episodes import make_episode
+from tests.support.synthetic_episodes import make_episode
 
 SALT = b"a-test-salt-that-is-32-bytes-ok!"
 ROOT = "/home/alice/work/acme-payments"

@@ -36,7 +36,7 @@ from sync.anonymize.secrets.literals import lower_keeping_offsets
 from sync.anonymize.secrets.our_rules import OurPlan
 from sync.anonymize.secrets.re2_bytes import found, found_in_text
 from tests.support.secrets.labelled_corpus import make_corpus, negative_lines
-from tests.synthetic_episodes import make_episode
+from tests.support.synthetic_episodes import make_episode
 
 _USER_WORDS = ("user", "login", "uid", "usr", "account")
 

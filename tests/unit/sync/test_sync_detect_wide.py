@@ -14,7 +14,7 @@ from sync.anonymize.secrets import SecretScanner
 from sync.anonymize.secrets.detect_secrets_lines import provider_lines
 from sync.anonymize.secrets.gitleaks import GitleaksRules
 from sync.anonymize.secrets.runs import is_random_looking
-from tests.synthetic_episodes import make_episode
+from tests.support.synthetic_episodes import make_episode
 
 SLACK = "xoxb-123456789012-1234567890123-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"
 RANDOM40 = "V64wd4JjjUYgcYKk4kuzTJVNu37J4IJkOw348Oii"

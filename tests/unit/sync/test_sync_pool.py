@@ -10,7 +10,7 @@ from capture.store.database import Store
 from sync.anonymize import Anonymizer, Identity
 from sync.refresh import POOL_THRESHOLD, refresh
 from sync.settings import enable, load_settings
-from tests.synthetic_episodes import make_episode, write_episodes
+from tests.support.synthetic_episodes import make_episode, write_episodes
 
 
 def _queue(tmp: Path, name: str, workers: int) -> dict[str, str]:

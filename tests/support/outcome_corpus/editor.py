@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.corpus.world import World
-from tests.server.rawlsp import RawClient, change
+from tests.support.outcome_corpus.world import World
+from tests.support.rawlsp import RawClient, change
 
 __all__ = ["Buffer", "in_editor"]
 

@@ -30,7 +30,7 @@ from sync import sync_enabled
 from sync.outbox import Outbox
 from sync.settings import load_settings
 from sync.store.schema import SYNC_MIGRATIONS, open_store, sync_tables
-from tests.synthetic_episodes import make_episode, write_episodes
+from tests.support.synthetic_episodes import make_episode, write_episodes
 
 #: sha256 of each migration's statements as released (joined by "\n;\n"), first 16 digits.
 RELEASED = {

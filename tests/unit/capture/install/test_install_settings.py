@@ -14,7 +14,7 @@ from capture.install.jsontext import parse
 from capture.install.settings import add_notify, install_text, remove_notify, uninstall_text
 from capture.install.targets import TARGETS, is_ours
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "agent-formats" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "fixtures" / "agent-formats" / "examples"
 COMMAND = "/opt/venv/bin/capture hook {agent}"
 SETTINGS = {
     "claude-code": "claude_code_settings_hooks.json",

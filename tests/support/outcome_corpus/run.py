@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.corpus.scenarios import Label, Scenario
-from tests.corpus.world import World
+from tests.support.outcome_corpus.scenarios import Label, Scenario
+from tests.support.outcome_corpus.world import World
 
 
 @dataclass(frozen=True)

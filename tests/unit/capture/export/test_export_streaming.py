@@ -16,7 +16,7 @@ from capture.export.writer import ExportPlan, run_export
 from capture.store.database import Store
 from capture.store.tier_rows import record_tier
 from capture.tiers import Tier, TierDecision
-from tests.synthetic_episodes import make_episode, write_episodes
+from tests.support.synthetic_episodes import make_episode, write_episodes
 
 
 def filled(tmp_path: Path, n: int) -> tuple[Store, list[dict[str, Any]]]:

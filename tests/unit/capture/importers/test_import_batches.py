@@ -15,8 +15,8 @@ from capture.importers.backfill import import_files
 from capture.importers.claude_transcript import read_transcript
 from capture.importers.write import ImportStats, record_history
 from capture.store.database import Store
-from tests.e2e.hook_support import example_text, make_workspace
-from tests.unit.test_report_rollups import assert_consistent
+from tests.support.hook_support import example_text, make_workspace
+from tests.unit.capture.report.test_report_rollups import assert_consistent
 
 SESSION = "8f1c2a40-5d7e-4b1a-9c33-2e6f0b7d9a11"
 NOW = 1_790_000_000.0

@@ -27,8 +27,8 @@ from capture.hooks import inbox
 from capture.hooks.payloads import MAX_PAYLOAD_BYTES
 from capture.hooks.queue import drain, set_aside
 from capture.store.database import Store
-from tests.e2e.hook_support import example, make_workspace
-from tests.hook_payloads import PREFIXES, HookCall, hook_call
+from tests.support.hook_payloads import PREFIXES, HookCall, hook_call
+from tests.support.hook_support import example, make_workspace
 
 #: examples per run of each agent: enough to reach every mutation on every seed a few times
 EXAMPLES_PER_AGENT = 150

@@ -21,7 +21,7 @@ from capture.testruns.junit_files import (
 from capture.testruns.junit_xml import MAX_REPORT_BYTES, ReportError, merge_reports, parse_junit
 from capture.testruns.summaries import parse_summary
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "junit"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "junit"
 
 SUITE = """\
 import pytest

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.e2e.hook_support import EXAMPLES, example
+from tests.support.hook_support import EXAMPLES, example
 
 __all__ = ["PREFIXES", "HookCall", "hook_call", "seeds"]
 

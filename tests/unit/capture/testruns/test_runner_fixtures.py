@@ -12,7 +12,7 @@ import pytest
 
 from capture.testruns.summaries import parse_summary
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runner-output"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "runner-output"
 
 Expected = tuple[str, int | None, int | None, int | None, int | None, list[str]]
 

@@ -26,7 +26,7 @@ from capture.store.proposal_rollups import (
 )
 from capture.store.run_rollups import RUN_DIMENSIONS, run_passed_sql
 from capture.store.schema import SCHEMA_VERSION
-from tests.report_fixtures import at, build_fixture, copy_into_schema_v1
+from tests.support.report_fixtures import at, build_fixture, copy_into_schema_v1
 
 
 def _value(dim: str) -> str:

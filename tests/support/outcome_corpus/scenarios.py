@@ -12,9 +12,9 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tests.corpus.agents import Turn
-from tests.corpus.editor import in_editor
-from tests.corpus.world import World
+from tests.support.outcome_corpus.agents import Turn
+from tests.support.outcome_corpus.editor import in_editor
+from tests.support.outcome_corpus.world import World
 
 AGENTS = ("claude-code", "cursor", "codex", "gemini", "copilot")
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from capture.connection import sqlite3
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -357,7 +357,7 @@ def make_collector(workdir: Path, port: int | None = None) -> RealCollector | Do
 
 
 if __name__ == "__main__":
-    # python -m tests.sync_support PORT TOKEN: the double as a process of its own (benchmarks).
+    # python -m tests.support.sync_support PORT TOKEN: the double as a process (benchmarks).
     double = CollectorDouble(token=sys.argv[2], port=int(sys.argv[1]), keep_bodies=False).start()
     print(f"listening on {double.url}", flush=True)
     threading.Event().wait()

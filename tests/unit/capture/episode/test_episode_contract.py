@@ -27,9 +27,9 @@ from sync.anonymize import Anonymizer, Identity, Level, WorkspacePolicy
 from sync.anonymize import levels as sync_levels
 from sync.collector import ingest, wire
 from sync.collector.validation import SchemaViolation, compile_schema
-from tests.collector.support import item
-from tests.collector.support import make_episode as make_uploaded
-from tests.synthetic_episodes import make_episode as make_local
+from tests.support.collector_support import item
+from tests.support.collector_support import make_episode as make_uploaded
+from tests.support.synthetic_episodes import make_episode as make_local
 
 VALIDATE = compile_schema(wire.batch_schema())
 ALL_PARTS = {

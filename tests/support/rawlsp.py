@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import capture_env
-from tests.server.lspkit import SERVER
+from tests.support.lspkit import SERVER
 
 
 def frame(body: bytes | str | dict[str, Any]) -> bytes:

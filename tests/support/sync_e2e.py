@@ -13,7 +13,7 @@ from typing import Any
 
 from capture.store.database import Store
 from tests.conftest import capture_env
-from tests.synthetic_episodes import write_episodes
+from tests.support.synthetic_episodes import write_episodes
 
 
 class Home:

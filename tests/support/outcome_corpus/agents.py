@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tests.corpus.world import World
+from tests.support.outcome_corpus.world import World
 
 _ids = itertools.count(1)
 
