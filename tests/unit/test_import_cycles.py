@@ -19,48 +19,10 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("capture", "server", "sync")
+from tests.support.source_tree import MODULES, PACKAGES, ROOT, run_at_import
 
 #: (importer, line, imported)
 Edge = tuple[str, int, str]
-
-
-def module_files() -> dict[str, Path]:
-    found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            found[name] = path
-    return found
-
-
-MODULES = module_files()
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _run_at_import(tree: ast.Module) -> Iterator[ast.AST]:
-    """The nodes that run when the module is imported: not function bodies (their decorators
-    and defaults do run), not the body of `if TYPE_CHECKING:` (its `else` does)."""
-    pending: list[ast.AST] = [tree]
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            pending.extend(getattr(node, "decorator_list", []))
-            pending.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
-            continue
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            pending.extend(node.orelse)
-            continue
-        pending.extend(ast.iter_child_nodes(node))
 
 
 def _ours(name: str, modules: dict[str, Path] | set[str]) -> str | None:
@@ -78,7 +40,7 @@ def imports_at_import(
     a import b` is `a.b` when that is a module of ours, else `a`; relative imports resolved."""
     package = name if is_package else name.rpartition(".")[0]
     found: list[tuple[int, str]] = []
-    for node in _run_at_import(ast.parse(source)):
+    for node in run_at_import(ast.parse(source)):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]

@@ -21,13 +21,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("capture", "server", "sync")
+from tests.support.source_tree import MODULES, PACKAGES, ROOT, run_at_import
 
 #: The core's components, lowest first. A module may import its own component and the
 #: components of lower layers; never another component of its own layer, never a higher layer.
@@ -89,44 +86,6 @@ IMPURE = frozenset(
 )
 
 
-def module_files() -> dict[str, Path]:
-    found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            found[name] = path
-    return found
-
-
-MODULES = module_files()
-
-
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _module_level(tree: ast.Module) -> Iterator[ast.AST]:
-    """Every node that runs when the module is imported: all but function bodies and the body
-    of `if TYPE_CHECKING:` (its `else` runs)."""
-    pending: list[ast.AST] = [tree]
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            # decorators and defaults run at definition time; the body does not
-            pending.extend(getattr(node, "decorator_list", []))
-            pending.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
-            continue
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            pending.extend(node.orelse)
-            continue
-        pending.extend(ast.iter_child_nodes(node))
-
-
 def imports_in(
     source: str, name: str, *, is_package: bool = False, module_level: bool = False
 ) -> list[tuple[int, str]]:
@@ -135,7 +94,7 @@ def imports_in(
     of one of our modules counts too (`importlib.import_module` tables)."""
     tree = ast.parse(source)
     package = name if is_package else name.rpartition(".")[0]
-    nodes = _module_level(tree) if module_level else ast.walk(tree)
+    nodes = run_at_import(tree) if module_level else ast.walk(tree)
     found = []
     for node in nodes:
         if isinstance(node, ast.Import):
@@ -349,7 +308,7 @@ def test_the_hook_fast_lane_loads_nothing_heavy() -> None:
     assert not extra, "loaded on the path every agent tool call takes:\n" + "\n".join(extra)
 
 
-def test_the_pytest_plugin_imports_nothing_at_module_level() -> None:
+def test_the_pytest_plugin_imports_nothing_atrun_at_import() -> None:
     # every pytest session of the user's imports it: the store is opened at the session's end
     reached = _module_level_closure(("capture.testruns.sources.pytest_plugin",))
     ours = sorted(m for m in reached if m.split(".")[0] in PACKAGES)
