@@ -61,13 +61,35 @@ async function chord(page, mods, key) {
   for (const m of mods.slice().reverse()) await page.keyboard.up(m);
 }
 
-/** Quick Open (Ctrl+P) a file by name; resolves once its tab is the active one. */
-async function openFile(page, name) {
+/** Quick Open (Ctrl+P) a file by name; resolves once its tab is the active one.
+ * On a loaded machine Quick Open can swallow keys typed before its list is ready, or take the
+ * Enter before the filter settles on the file, so a try that does not end in the file's tab is
+ * dismissed (Escape) and made again. */
+async function openFile(page, name, tries = 4) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await openFileOnce(page, name);
+      return;
+    } catch (err) {
+      if (attempt >= tries) throw err;
+      log(`quick open of ${name} did not take (try ${attempt}): ${String(err.message || err).split('\n')[0]}`);
+      await page.keyboard.press('Escape');
+      await sleep(1000);
+    }
+  }
+}
+
+async function openFileOnce(page, name) {
   await chord(page, ['Control'], 'KeyP');
   await page.waitForSelector('.quick-input-widget input', { visible: true, timeout: 20000 });
+  await sleep(200);
   await page.keyboard.type(name);
   await page.waitForFunction(
-    (n) => [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => r.textContent.includes(n)),
+    (n) => {
+      // Enter opens the focused row, so wait until the filter has put the file there
+      const row = document.querySelector('.quick-input-list .monaco-list-row.focused');
+      return row && row.textContent.includes(n);
+    },
     { timeout: 20000 },
     name,
   );
