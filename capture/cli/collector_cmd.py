@@ -1,4 +1,4 @@
-"""`capture collector`: run the team collector, and manage its tokens.
+"""`capture collector`: run the team collector, and manage its tokens and webhook secrets.
 
 The collector lives in `sync/` (a shell around the core); it is imported only when this command
 runs, so the rest of `capture` never pays for FastAPI or a database driver.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from datetime import UTC, datetime
@@ -89,6 +90,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     revoke = token_sub.add_parser("revoke", help="revoke a token by its id")
     _add_db(revoke)
     revoke.add_argument("token_id", metavar="ID", help="the id shown by `token list`")
+
+    secret = sub.add_parser(
+        "webhook-secret",
+        help="the team's forge webhook secret (created if it has none; printed last)",
+    )
+    _add_db(secret)
+    secret.add_argument("--team", required=True, help="the team the forge's deliveries are for")
 
 
 def _configure_export(sub: Any) -> None:
@@ -191,9 +199,26 @@ def run(args: argparse.Namespace) -> int:
         if args.collector_command == "migrate":
             print(f"capture collector: database is current ({storage.kind})")
             return 0
+        if args.collector_command == "webhook-secret":
+            return _webhook_secret(args, storage)
         return _token(args, storage)
     finally:
         storage.close()
+
+
+def _webhook_secret(args: argparse.Namespace, storage: Any) -> int:
+    from sync.collector.forge import new_secret
+    from sync.collector.wire import TEAM_PATTERN
+
+    if not re.match(TEAM_PATTERN, args.team):
+        raise InputError(f"not a team name: {args.team!r} (letters, digits, _ . -; 64 at most)")
+    secret = storage.ensure_webhook_secret(args.team, new_secret(), time.time())
+    print(
+        f"capture collector: webhook secret of team {args.team}; the URLs are "
+        f"/webhooks/github?team={args.team} and /webhooks/gitlab?team={args.team}"
+    )
+    print(secret)
+    return 0
 
 
 def _serve(args: argparse.Namespace, url: str) -> int:
