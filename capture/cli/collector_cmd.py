@@ -120,7 +120,12 @@ def _export(args: argparse.Namespace, storage: Any) -> int:
     since = parse_since(args.since, time.time()) if args.since else None
     # The episodes are stored at the level they were uploaded at: none is raised here.
     plan = plan_from(args, "as uploaded", {"team": args.team, "source": "collector"})
-    episodes = training_episodes(storage.export_rows(args.team, since, None))
+    from sync.collector.forge_export import with_forge
+    from sync.collector.forge_link import build_index
+
+    # The forge's verdict (review, merge, CI) on the episodes whose lines a pull request held.
+    index = build_index(storage.deliveries(args.team))
+    episodes = with_forge(training_episodes(storage.export_rows(args.team, since, None)), index)
     with progress(None, args.quiet) as advance:
         result = run_export(episodes, plan, lambda e: (e, None), advance=advance)
     if not args.quiet:
