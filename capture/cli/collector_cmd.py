@@ -108,6 +108,12 @@ def _configure_export(sub: Any) -> None:
     )
     _add_db(export)
     export.add_argument("--team", required=True, help="the team whose episodes to export")
+    export.add_argument(
+        "--min-contributors",
+        type=int,
+        default=5,
+        help="forge.json: groups with fewer distinct contributors show no figure",
+    )
     common_options(export)
 
 
@@ -122,12 +128,17 @@ def _export(args: argparse.Namespace, storage: Any) -> int:
     plan = plan_from(args, "as uploaded", {"team": args.team, "source": "collector"})
     from sync.collector.forge_export import with_forge
     from sync.collector.forge_link import build_index
+    from sync.collector.forge_report import ForgeTally, forge_figures, tallied
 
     # The forge's verdict (review, merge, CI) on the episodes whose lines a pull request held.
     index = build_index(storage.deliveries(args.team))
     episodes = with_forge(training_episodes(storage.export_rows(args.team, since, None)), index)
+    tally = ForgeTally()
     with progress(None, args.quiet) as advance:
-        result = run_export(episodes, plan, lambda e: (e, None), advance=advance)
+        result = run_export(tallied(episodes, tally), plan, lambda e: (e, None), advance=advance)
+    # Beside the data: the forge's figures per agent and model (groups of 5+ contributors).
+    figures = forge_figures(tally, args.team, args.min_contributors)
+    (plan.out_dir / "forge.json").write_text(json.dumps(figures, indent=2) + "\n")
     if not args.quiet:
         print(
             summary(result).replace("capture export", "capture collector export"), file=sys.stderr

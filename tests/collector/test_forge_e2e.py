@@ -206,7 +206,7 @@ def test_the_export_shows_what_review_merge_and_ci_made_of_the_agents_lines(
     out = tmp_path / "export"
     proc = _capture(
         tmp_path / "team", "collector", "export", "--db", db_url, "--team", TEAM,
-        "--out", str(out), "--format", "episodes",
+        "--out", str(out), "--format", "episodes", "--min-contributors", "2",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
@@ -222,3 +222,11 @@ def test_the_export_shows_what_review_merge_and_ci_made_of_the_agents_lines(
     assert untouched["tier"]["tier"] == "gold" and untouched["forge"]["changed_in_review"] == 0.0
     others = [e for e in lines if e is not reviewed and e is not untouched]
     assert all("forge" not in e and e["tier"]["tier"] == "gold" for e in others)
+
+    # the team's figures: two contributors' episodes reached a pull request, both merged
+    figures = json.loads((out / "forge.json").read_text())
+    total = figures["total"]
+    assert (total["contributors"], total["in_pr"], total["merged"]) == (2, 2, 2)
+    assert total["merge_retention"] == round(((1 - 3 / 7) + 1.0) / 2, 4)
+    assert total["changed_in_review_share"] == 0.5
+    assert total["review_rounds_mean"] == 1.5

@@ -14,6 +14,7 @@ from capture.tiers.model import Tier, TierDecision
 from sync.collector.forge import Delivery, github_facts, gitlab_facts, verify_github, verify_gitlab
 from sync.collector.forge_export import with_forge
 from sync.collector.forge_link import EpisodeLines, build_index, verdict
+from sync.collector.forge_report import ForgeTally, forge_figures
 from tests.support.forge_support import example
 
 REPO = "acme/app"
@@ -179,3 +180,21 @@ def test_the_export_carries_the_verdict_and_the_tier_it_left() -> None:
     assert out[0]["forge"]["tier_before"]["tier"] == "gold"
     assert out[1]["tier"]["tier"] == "gold" and out[1]["forge"]["merged"] is True
     assert "forge" not in out[2]
+
+
+def test_team_figures_hide_groups_of_fewer_than_k_contributors() -> None:
+    tally = ForgeTally()
+    for i in range(5):
+        forge = {"merged": True, "changed_in_review": 0.5 if i == 0 else 0.0, "review_rounds": 2}
+        tally.add({"agent": "claude-code", "model": "opus", "forge": forge,
+                   "collector": {"contributor": f"c{i}"}})  # fmt: skip
+    quick = {"merged": False, "quick_approval": True}
+    tally.add({"agent": "codex", "model": "gpt-5", "forge": quick,
+               "collector": {"contributor": "c9"}})  # fmt: skip
+    tally.add({"agent": "codex", "model": "gpt-5", "collector": {"contributor": "c8"}})
+    figures = forge_figures(tally, "t", 5)
+    claude, codex = figures["by_agent"]
+    assert claude["merge_retention"] == 0.9 and claude["changed_in_review_share"] == 0.2
+    assert claude["review_rounds_mean"] == 2.0 and claude["contributors"] == 5
+    assert codex == {"key": "codex", "suppressed": True, "reason": "fewer than 5 contributors"}
+    assert figures["total"]["in_pr"] == 6 and figures["total"]["quick_approvals"] == 1
