@@ -45,7 +45,7 @@ GITHUB_EVENTS = frozenset(
     }
 )
 #: The GitLab events kept (`X-Gitlab-Event`).
-GITLAB_EVENTS = frozenset({"Merge Request Hook", "Note Hook", "Pipeline Hook"})
+GITLAB_EVENTS = frozenset({"Merge Request Hook", "Note Hook", "Pipeline Hook", "Push Hook"})
 
 _REVIEW_STATES = {"approved", "changes_requested", "commented", "dismissed"}
 
@@ -108,6 +108,22 @@ def _files(commit: Mapping[str, Any]) -> list[str]:
     return sorted(set(out))
 
 
+def _push(repo: str | None, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A push, GitHub's or GitLab's (the same shape): the commits and the files they touched."""
+    commits = [c for c in payload.get("commits") or () if isinstance(c, dict)]
+    return {
+        "kind": "push",
+        "repo": repo,
+        "ref": _str(payload.get("ref")),
+        "before": _str(payload.get("before")),
+        "after": _str(payload.get("after")),
+        "commits": [
+            {"sha": _str(c.get("id")), "at": _time(c.get("timestamp")), "files": _files(c)}
+            for c in commits
+        ],
+    }
+
+
 def github_facts(event: str, payload: Mapping[str, Any]) -> dict[str, Any] | None:
     """The facts kept of a GitHub delivery; None when the event is not one kept."""
     if event not in GITHUB_EVENTS:
@@ -160,18 +176,7 @@ def github_facts(event: str, payload: Mapping[str, Any]) -> dict[str, Any] | Non
             "created_at": _time(comment.get("created_at")),
         }
     if event == "push":
-        commits = [c for c in payload.get("commits") or () if isinstance(c, dict)]
-        return {
-            "kind": "push",
-            "repo": repo,
-            "ref": _str(payload.get("ref")),
-            "before": _str(payload.get("before")),
-            "after": _str(payload.get("after")),
-            "commits": [
-                {"sha": _str(c.get("id")), "at": _time(c.get("timestamp")), "files": _files(c)}
-                for c in commits
-            ],
-        }
+        return _push(repo, payload)
     # check_suite, check_run, workflow_run: the CI result at a head
     run = _dict(payload.get(event))
     return {
@@ -191,6 +196,8 @@ def gitlab_facts(event: str, payload: Mapping[str, Any]) -> dict[str, Any] | Non
     if event not in GITLAB_EVENTS:
         return None
     repo = _str(_dict(payload.get("project")).get("path_with_namespace"))
+    if event == "Push Hook":
+        return _push(repo, payload)
     attrs = _dict(payload.get("object_attributes"))
     if event == "Merge Request Hook":
         state = _str(attrs.get("state"))

@@ -40,6 +40,7 @@ GITLAB = [
     ("Merge Request Hook", "gitlab/merge_request.merged"),
     ("Note Hook", "gitlab/note.merge_request"),
     ("Pipeline Hook", "gitlab/pipeline.success"),
+    ("Push Hook", "gitlab/push"),
 ]
 
 
@@ -89,6 +90,10 @@ def test_gitlab_examples_are_stored_with_the_teams_token(served: Served) -> None
     assert stored["Merge Request Hook"]["merged"] is True
     assert stored["Pipeline Hook"]["conclusion"] == "success"
     assert stored["Note Hook"]["path"] == "README.md"
+    assert [c["files"] for c in stored["Push Hook"]["commits"]][0] == [
+        "CHANGELOG",
+        "app/controller/application.rb",
+    ]
     assert "needs work" not in repr(stored["Note Hook"])
 
 
