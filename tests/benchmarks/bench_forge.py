@@ -5,8 +5,10 @@ deliveries to its episodes.
 Ingest: 4 client processes post signed GitHub deliveries (one per request, as GitHub sends
 them) to a real `capture collector serve`; the peer, in the same run and the same collector, is
 the episode upload of the same clients (gzip'd batches of 500, as `capture sync` sends them).
-Linking: `build_index` over the deliveries of `--prs` pull requests (push, opened, review,
-CI, synchronize, approval, merge: 10,000 deliveries by default) and the verdict for each of
+A third phase gives the cost of a request alone: as many `GET /v1/health` (one database
+ping each) as deliveries. Linking: `build_index` over the deliveries of `--prs` pull requests
+(push, opened, review, push, synchronize, CI, merge: 10,000 deliveries by default) and the
+verdict for each of
 `--episodes` episodes (100,000 by default, one in ten held by a pull request); the peer is
 parsing those episodes' JSON, which the export does anyway.
 
@@ -80,12 +82,16 @@ def client_main(url: str, team: str, secret: str, token: str, client: int, n: in
             r = http.post(f"{url}/v1/episodes", content=body, headers=headers)
             r.raise_for_status()
         end = time.perf_counter()
-    out.put((middle - start, end - middle))
+        for _ in range(n):
+            http.get(f"{url}/v1/health").raise_for_status()
+        health = time.perf_counter()
+    out.put((middle - start, end - middle, health - end))
 
 
-def ingest(db: str, home: Path, n: int) -> tuple[float, float]:
-    """(deliveries/s, episodes/s) over 4 clients; each client posts its deliveries, then its
-    episodes (both phases' slowest client sets the time)."""
+def ingest(db: str, home: Path, n: int) -> tuple[float, float, float]:
+    """(deliveries/s, episodes/s, health checks/s) over 4 clients; each client posts its
+    deliveries, then its episodes, then as many health checks (one database ping each) as
+    deliveries: the cost of a request alone. Each phase's slowest client sets its time."""
     secret = make_secret(db, "bench")
     token = make_token(db, "bench", "ingest")
     collector = Collector(db, home, ("--workers", "2", "--rate", "1e6", "--burst", "1000000"))
@@ -108,7 +114,7 @@ def ingest(db: str, home: Path, n: int) -> tuple[float, float]:
     finally:
         collector.stop()
     total = n * CLIENTS
-    return total / max(r[0] for r in results), total / max(r[1] for r in results)
+    return tuple(total / max(r[i] for r in results) for i in range(3))  # type: ignore[return-value]
 
 
 def linking(prs: int, episodes: int) -> tuple[int, float, float, float]:
@@ -175,10 +181,11 @@ def main() -> None:
             ("postgresql", cluster.create_database("forge")),
             ("sqlite", f"sqlite:///{tmp / 'forge.db'}"),
         ):
-            deliveries, episodes = ingest(db, tmp / "home", n)
+            deliveries, episodes, health = ingest(db, tmp / "home", n)
             print(f"{backend}: webhook deliveries {deliveries:,.0f}/s (one per request); episode "
-                  f"uploads {episodes:,.0f}/s (batches of 500); ratio {deliveries / episodes:.2f}",
-                  flush=True)  # fmt: skip
+                  f"uploads {episodes:,.0f}/s (batches of 500); deliveries/episodes "
+                  f"{deliveries / episodes:.2f}; health checks {health:,.0f}/s; "
+                  f"deliveries/health checks {deliveries / health:.2f}", flush=True)  # fmt: skip
     finally:
         cluster.stop()
     count, indexed, verdicts, peer = linking(args.prs, args.episodes)
