@@ -219,6 +219,9 @@ def test_the_export_shows_what_review_merge_and_ci_made_of_the_agents_lines(
     assert reviewed["forge"]["merged"] is True and reviewed["forge"]["ci"] == "success"
     assert reviewed["forge"]["review_state"] == "approved"
     assert reviewed["forge"]["review_rounds"] == 2
+    tiers = {p["file"]: p["tier"] for p in reviewed["proposals"]}
+    assert tiers["kept.py"]["tier"] == "gold"
+    assert (tiers["other.py"]["tier"], tiers["other.py"]["reasons"]) == ("edited", ["review"])
     assert untouched["tier"]["tier"] == "gold" and untouched["forge"]["changed_in_review"] == 0.0
     others = [e for e in lines if e is not reviewed and e is not untouched]
     assert all("forge" not in e and e["tier"]["tier"] == "gold" for e in others)

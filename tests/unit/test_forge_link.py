@@ -157,10 +157,12 @@ def test_the_forge_lowers_tiers_never_raises_them() -> None:
 
 def test_the_export_carries_the_verdict_and_the_tier_it_left() -> None:
     def episode(eid: str, commit: str, *files: tuple[str, int]) -> dict[str, Any]:
-        proposals = [
-            {"file": f, "late_signals": {"commit": commit, "committed_lines": n}} for f, n in files
-        ]
         tier = {"tier": "gold", "reasons": ["kept"], "rules_version": 1, "decided_at": "t"}
+        proposals = [
+            {"id": f, "file": f, "tier": dict(tier),
+             "late_signals": {"commit": commit, "committed_lines": n}}
+            for f, n in files
+        ]  # fmt: skip
         return {"id": eid, "level": "full", "proposals": proposals, "tier": tier}
 
     index = build_index([*reviewed_pr(), push(90, 8, "C3", "x.py"), pr(95, 8, "C3", "opened"),
@@ -178,6 +180,12 @@ def test_the_export_carries_the_verdict_and_the_tier_it_left() -> None:
     assert out[0]["tier"]["tier"] == "edited" and out[0]["tier"]["reasons"] == ["review"]
     assert out[0]["forge"]["changed_in_review"] == 0.4
     assert out[0]["forge"]["tier_before"]["tier"] == "gold"
+    # the training rows come from the proposals: the one review rewrote is edited, the other
+    # keeps its gold
+    kept, rewritten = out[0]["proposals"]
+    assert kept["tier"]["tier"] == "gold"
+    assert (rewritten["tier"]["tier"], rewritten["tier"]["reasons"]) == ("edited", ["review"])
+    assert list(out[0]["forge"]["proposal_tiers_before"]) == ["src/b.py"]
     assert out[1]["tier"]["tier"] == "gold" and out[1]["forge"]["merged"] is True
     assert "forge" not in out[2]
 
