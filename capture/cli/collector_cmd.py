@@ -1,4 +1,4 @@
-"""`capture collector`: run the team collector, and manage its tokens.
+"""`capture collector`: run the team collector, and manage its tokens and webhook secrets.
 
 The collector lives in `sync/` (a shell around the core); it is imported only when this command
 runs, so the rest of `capture` never pays for FastAPI or a database driver.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from datetime import UTC, datetime
@@ -90,6 +91,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     _add_db(revoke)
     revoke.add_argument("token_id", metavar="ID", help="the id shown by `token list`")
 
+    secret = sub.add_parser(
+        "webhook-secret",
+        help="the team's forge webhook secret (created if it has none; printed last)",
+    )
+    _add_db(secret)
+    secret.add_argument("--team", required=True, help="the team the forge's deliveries are for")
+
 
 def _configure_export(sub: Any) -> None:
     from capture.cli.export_cmd import common_options
@@ -100,6 +108,12 @@ def _configure_export(sub: Any) -> None:
     )
     _add_db(export)
     export.add_argument("--team", required=True, help="the team whose episodes to export")
+    export.add_argument(
+        "--min-contributors",
+        type=int,
+        default=5,
+        help="forge.json: groups with fewer distinct contributors show no figure",
+    )
     common_options(export)
 
 
@@ -112,9 +126,19 @@ def _export(args: argparse.Namespace, storage: Any) -> int:
     since = parse_since(args.since, time.time()) if args.since else None
     # The episodes are stored at the level they were uploaded at: none is raised here.
     plan = plan_from(args, "as uploaded", {"team": args.team, "source": "collector"})
-    episodes = training_episodes(storage.export_rows(args.team, since, None))
+    from sync.collector.forge_export import with_forge
+    from sync.collector.forge_link import build_index
+    from sync.collector.forge_report import ForgeTally, forge_figures, tallied
+
+    # The forge's verdict (review, merge, CI) on the episodes whose lines a pull request held.
+    index = build_index(storage.deliveries(args.team))
+    episodes = with_forge(training_episodes(storage.export_rows(args.team, since, None)), index)
+    tally = ForgeTally()
     with progress(None, args.quiet) as advance:
-        result = run_export(episodes, plan, lambda e: (e, None), advance=advance)
+        result = run_export(tallied(episodes, tally), plan, lambda e: (e, None), advance=advance)
+    # Beside the data: the forge's figures per agent and model (groups of 5+ contributors).
+    figures = forge_figures(tally, args.team, args.min_contributors)
+    (plan.out_dir / "forge.json").write_text(json.dumps(figures, indent=2) + "\n")
     if not args.quiet:
         print(
             summary(result).replace("capture export", "capture collector export"), file=sys.stderr
@@ -191,9 +215,26 @@ def run(args: argparse.Namespace) -> int:
         if args.collector_command == "migrate":
             print(f"capture collector: database is current ({storage.kind})")
             return 0
+        if args.collector_command == "webhook-secret":
+            return _webhook_secret(args, storage)
         return _token(args, storage)
     finally:
         storage.close()
+
+
+def _webhook_secret(args: argparse.Namespace, storage: Any) -> int:
+    from sync.collector.forge import new_secret
+    from sync.collector.wire import TEAM_PATTERN
+
+    if not re.match(TEAM_PATTERN, args.team):
+        raise InputError(f"not a team name: {args.team!r} (letters, digits, _ . -; 64 at most)")
+    secret = storage.ensure_webhook_secret(args.team, new_secret(), time.time())
+    print(
+        f"capture collector: webhook secret of team {args.team}; the URLs are "
+        f"/webhooks/github?team={args.team} and /webhooks/gitlab?team={args.team}"
+    )
+    print(secret)
+    return 0
 
 
 def _serve(args: argparse.Namespace, url: str) -> int:

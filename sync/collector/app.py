@@ -29,6 +29,7 @@ from sync.collector.http import drain, error_response
 from sync.collector.limits import Limits
 from sync.collector.report_routes import report_router
 from sync.collector.validation import field_path
+from sync.collector.webhook_routes import webhooks_router
 
 __all__ = ["create_app"]
 
@@ -46,7 +47,9 @@ def create_app(
             "`Authorization: Bearer <token>`, checked before anything else is answered (a "
             "missing, unknown, revoked or expired token is 401 on any other path, also one "
             "that does not exist); a token belongs to one team, has one scope (ingest, read, "
-            "export) and may have an expiry."
+            "export) and may have an expiry. The forge webhooks (/webhooks/github, "
+            "/webhooks/gitlab) take no token: a delivery is checked against the team's "
+            "webhook secret instead."
         ),
         docs_url=None,
         redoc_url=None,
@@ -61,6 +64,7 @@ def create_app(
     app.include_router(episodes_router(storage, limits, clock, authenticate))
     app.include_router(report_router(storage, limits, clock, authenticate))
     app.include_router(export_router(storage, authenticate))
+    app.include_router(webhooks_router(storage, limits, clock))
     return app
 
 

@@ -20,7 +20,8 @@ from sync.collector.tokens import TokenRecord, bearer_token, digest, live_token
 __all__ = ["AuthenticateFirst", "Authenticator"]
 
 # The only paths answered without a token (exactly these: `/v1/health/` is not one of them).
-_PUBLIC_PATHS = frozenset({"/v1/health", "/openapi.json"})
+# The webhooks check the team's secret instead (`webhook_routes`).
+_PUBLIC_PATHS = frozenset({"/v1/health", "/openapi.json", "/webhooks/github", "/webhooks/gitlab"})
 _TOKEN_KEY = "capture_token"
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sync.collector.forge import Delivery
 from sync.collector.ingest import EpisodeRow
 from sync.collector.report import CurveRow, ReportRow
 from sync.collector.tokens import TokenRecord
@@ -79,5 +80,17 @@ class Storage(Protocol):
     def list_tokens(self, team: str | None = None) -> list[TokenRecord]: ...
 
     def revoke_token(self, token_id: str, now: float) -> bool: ...
+
+    def webhook_secret(self, team: str) -> str | None: ...
+
+    def ensure_webhook_secret(self, team: str, candidate: str, now: float) -> str:
+        """The team's webhook secret: `candidate` if it had none (then kept), else its own."""
+        ...
+
+    def store_delivery(self, team: str, delivery: Delivery) -> bool:
+        """Keep a forge delivery; False when it was kept before (a replay)."""
+        ...
+
+    def deliveries(self, team: str) -> Iterator[Delivery]: ...
 
     def close(self) -> None: ...

@@ -28,6 +28,7 @@ from sync.collector.ingest import (
     latest_per_episode,
 )
 from sync.collector.report import CurveRow, ReportRow, week_filter
+from sync.collector.storage_forge import POSTGRES_MIGRATION, PostgresForgeStorage
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "PostgresStorage"]
@@ -224,6 +225,8 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             END $$""",
         ],
     ),  # fmt: skip
+    # The team's webhook secret and its forge deliveries (`storage_forge`).
+    POSTGRES_MIGRATION,
 ]
 
 _TOKEN_COLUMNS = "id, team, scope, name, digest, created_at, revoked_at, expires_at"
@@ -285,7 +288,7 @@ _MOVE_EPISODES = (
 )
 
 
-class PostgresStorage:
+class PostgresStorage(PostgresForgeStorage):
     kind = "postgresql"
 
     def __init__(self, conninfo: str, *, max_connections: int = 8) -> None:

@@ -23,6 +23,7 @@ from sync.collector.ingest import (
     latest_per_episode,
 )
 from sync.collector.report import CurveRow, ReportRow, week_filter
+from sync.collector.storage_forge import SQLITE_MIGRATION, SqliteForgeStorage
 from sync.collector.tokens import TokenRecord
 
 __all__ = ["MIGRATIONS", "SqliteStorage"]
@@ -181,6 +182,8 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             END""",
         ],
     ),  # fmt: skip
+    # The team's webhook secret and its forge deliveries (`storage_forge`).
+    SQLITE_MIGRATION,
 ]
 
 _TOKEN_COLUMNS = "id, team, scope, name, digest, created_at, revoked_at, expires_at"
@@ -227,7 +230,7 @@ def _episode_values(team: str, row: EpisodeRow) -> tuple[object, ...]:
     )
 
 
-class SqliteStorage:
+class SqliteStorage(SqliteForgeStorage):
     kind = "sqlite"
 
     def __init__(self, path: Path) -> None:

@@ -68,7 +68,15 @@ def test_schemathesis_finds_nothing(
     config.write_text('[parameters]\nteam = "fuzz"\n')
     runs = [
         schemathesis(collector.url, ingest, config, "--include-path", "/v1/episodes", examples=25),
-        schemathesis(collector.url, export, config, "--exclude-path", "/v1/episodes", examples=40),
+        schemathesis(
+            collector.url,
+            export,
+            config,
+            *("--exclude-path", "/v1/episodes"),
+            # signed deliveries have tests of their own (test_collector_webhooks)
+            *("--exclude-path", "/webhooks/github", "--exclude-path", "/webhooks/gitlab"),
+            examples=40,
+        ),
     ]
     for run in runs:
         assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
