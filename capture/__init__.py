@@ -19,6 +19,7 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     5  recording/      the recording front door every source calls; due checkpoints, late pass
     6  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
     7  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
+    7  telemetry/      the agents' OpenTelemetry: the OTLP receiver, decisions from events
     8  importers/      backfilling history from agents' transcripts
     8  report/         personal statistics
     9  export/         training data: tiers into the formats trainers load

@@ -22,6 +22,7 @@ from capture.testruns.testfiles import file_of_test_id, workspace_relative
 
 if TYPE_CHECKING:
     from capture.edits.hunks import LocatedHunk
+    from capture.store.decision_rows import DecisionRow
     from capture.store.proposal_rows import Settled
 
 __all__ = [
@@ -197,6 +198,19 @@ class Recorder:
             windows=self.config.windows,
             late=self.config.late,
         )
+
+    def explicit_decision(self, row: DecisionRow, *, now: float) -> str | None:
+        """Record a decision an agent's telemetry reported (who accepted or rejected one of its
+        tool calls) and apply it to the call's proposals; see `capture.recording.decisions`."""
+        from capture.recording.decisions import record_decision
+
+        return record_decision(self, row, now=now)
+
+    def settle_waiting_decisions(self, key: str, *, now: float) -> None:
+        """Apply the decisions that arrived before the edit keyed `key` was recorded."""
+        from capture.recording.decisions import settle_waiting
+
+        settle_waiting(self, key, now=now)
 
     # -- test runs -----------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("capture.store",),
     ("capture.recording",),
     ("capture.testruns.sources",),
-    ("capture.hooks",),
+    ("capture.hooks", "capture.telemetry"),
     ("capture.importers", "capture.report"),
     ("capture.export",),
     ("capture.cli",),
