@@ -144,7 +144,7 @@ def _gemini_call(event: TelemetryEvent) -> Decision | None:
     if raw not in _GEMINI_DECISIONS:
         raise NotUnderstood(f"gemini_cli.tool_call with an unknown decision: {raw!r}")
     decision, explicit = _GEMINI_DECISIONS[raw]
-    detail: dict[str, Any] = {}
+    detail: dict[str, Any] = {"prompt_id": a["prompt_id"]} if "prompt_id" in a else {}
     metadata = a.get("metadata")
     if isinstance(metadata, dict):
         # what the user changed before a `modify` applied, as Gemini CLI counts it
@@ -157,7 +157,7 @@ def _gemini_call(event: TelemetryEvent) -> Decision | None:
         explicit=explicit,
         source="user" if explicit else "auto_accept",
         session_id=_text(a, "session.id"),
-        call_id=_text(a, "call_id", "tool_call_id", "prompt_id"),
+        call_id=_text(a, "call_id", "tool_call_id"),
         tool=_text(a, "function_name"),
         at=event.at,
         detail=detail,
