@@ -147,14 +147,39 @@ def run(args: argparse.Namespace) -> int:
     episode_id = ctx.store.resolve_episode_id(args.id)
     (episode,) = load_episodes(ctx.store, ids=[episode_id])
     decisions = _decisions(ctx, episode)
+    follow_up = _follow_up(ctx, episode["id"])
     if args.json:
-        json.dump({**episode, "decisions": decisions}, sys.stdout, indent=2, ensure_ascii=False)
+        # beside the episode as `episodes --json` gives it, and only when there are any: the
+        # explicit decisions and the follow-up (their own tables, not the episode contract)
+        extra: dict = {}
+        if decisions:
+            extra["decisions"] = decisions
+        if follow_up is not None:
+            extra["follow_up"] = follow_up
+        json.dump({**episode, **extra}, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     _render(episode, episode_timeline(episode, diffs=not args.no_diff))
     for line in _decisions_summary(episode, decisions):
         print(line)
+    if follow_up is not None:
+        print(f"\nfollow-up: {follow_up['label']} (rule {follow_up['rule']})")
     return 0
+
+
+def _follow_up(ctx: Context, episode_id: str) -> dict | None:
+    """How the user's next prompt after this episode read, when one came."""
+    from capture.store.followup_rows import followups_of
+
+    row = followups_of(ctx.store.conn, [episode_id]).get(episode_id)
+    if row is None:
+        return None
+    return {
+        "label": row.label,
+        "rule": row.rule,
+        "rules_version": row.rules_version,
+        "next_episode": row.next_episode_id,
+    }
 
 
 def _decisions(ctx: Context, episode: dict) -> list[dict]:

@@ -14,8 +14,10 @@ from capture.connection import sqlite3
 
 __all__ = [
     "DECISION_STATEMENTS",
+    "DecisionFigures",
     "DecisionRow",
     "add_decision",
+    "decision_figures",
     "decisions_of_proposals",
     "link_decision",
     "pending_keys_of_call",
@@ -166,3 +168,33 @@ def decisions_of_proposals(
                 )
             )
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionFigures:
+    """Over the proposals created in a period: how many were applied, how many of those a
+    person approved explicitly, and the count of each (decision, source, explicit)."""
+
+    applied: int
+    applied_explicit: int
+    by_source: tuple[tuple[str, str, bool, int], ...]
+
+
+def decision_figures(conn: sqlite3.Connection, since: float, until: float) -> DecisionFigures:
+    applied, explicit = conn.execute(
+        """SELECT count(*), sum(EXISTS (SELECT 1 FROM decisions d WHERE d.proposal_id = p.id
+                                        AND d.explicit = 1 AND d.decision != 'reject'))
+           FROM proposals p WHERE p.state = 'applied' AND p.created_at >= ?
+           AND p.created_at < ?""",
+        (since, until),
+    ).fetchone()
+    rows = conn.execute(
+        """SELECT d.decision, coalesce(d.source, ''), d.explicit, count(*) FROM decisions d
+           WHERE d.at >= ? AND d.at < ? GROUP BY 1, 2, 3 ORDER BY 4 DESC, 1, 2""",
+        (since, until),
+    ).fetchall()
+    return DecisionFigures(
+        int(applied or 0),
+        int(explicit or 0),
+        tuple((str(r[0]), str(r[1]), bool(r[2]), int(r[3])) for r in rows),
+    )

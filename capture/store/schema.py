@@ -30,8 +30,9 @@ MOVED_MIGRATIONS: dict[str, str] = {"m005_sync": "sync", "m013_sync_opt_out": "s
 
 def _decision_statements() -> list[str]:
     from capture.store.decision_rows import DECISION_STATEMENTS
+    from capture.store.followup_rows import FOLLOWUP_STATEMENTS
 
-    return list(DECISION_STATEMENTS)
+    return [*DECISION_STATEMENTS, *FOLLOWUP_STATEMENTS]
 
 
 def _report_statements() -> list[str]:
@@ -332,8 +333,9 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
     ),
     (
         # Explicit decisions from the agents' telemetry (capture.store.decision_rows), linked
-        # to their proposals by the agent's call id.
-        "m014_decisions",
+        # to their proposals by the agent's call id; how the prompt after an episode read
+        # (capture.store.followup_rows).
+        "m014_decisions_followups",
         _decision_statements,
     ),
 ]

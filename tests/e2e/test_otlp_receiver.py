@@ -247,6 +247,13 @@ def test_an_accept_by_configuration_is_applied_and_not_explicit(
     assert [(d["decision"], d["source"], d["explicit"]) for d in shown["decisions"]] == [
         ("accept", "config", False)
     ]
+    # the report counts it as applied, and not approved by a person
+    report = json.loads(run_capture("report", "--json", check=True).stdout)
+    assert report["decisions"]["applied"] == 1
+    assert report["decisions"]["applied_explicitly_approved"] == 0
+    assert [
+        (d["decision"], d["source"], d["explicit"]) for d in report["decisions"]["by_source"]
+    ] == [("accept", "config", False)]
 
 
 def test_bad_requests_get_4xx_and_the_receiver_keeps_serving(
