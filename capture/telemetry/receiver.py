@@ -54,6 +54,8 @@ DEFAULT_MAX_BODY = 4 * 1024 * 1024
 #: A sender that takes longer than this to send its request is cut off.
 REQUEST_TIMEOUT_S = 10.0
 RECEIPT_LOG = "otlp.log"
+#: Decisions written in one transaction at most (those queued while the last one was written).
+WRITE_BATCH = 500
 _LOG_LIMIT = 4 * 1024 * 1024
 
 
@@ -227,23 +229,41 @@ class OtlpReceiver:
         store: Store | None = None
         try:
             while True:
-                item = self._decisions.get()
+                batch = [self._decisions.get()]
+                # what queued meanwhile goes in the same transaction: one commit per batch
+                while len(batch) < WRITE_BATCH:
+                    try:
+                        batch.append(self._decisions.get_nowait())
+                    except queue.Empty:
+                        break
                 try:
-                    if item is None:
-                        return
-                    if store is None:
-                        store = Store.open(self.config.paths.db)
-                    decision, received = item
-                    Recorder(store, self.config).explicit_decision(
-                        _row(decision, received), now=received
-                    )
-                except Exception as exc:  # noqa: BLE001 - one bad decision never stops the rest
-                    self._log_problem(f"could not record a decision: {type(exc).__name__}: {exc}")
+                    items = [item for item in batch if item is not None]
+                    if items:
+                        if store is None:
+                            store = Store.open(self.config.paths.db)
+                        self._record(Recorder(store, self.config), items)
                 finally:
-                    self._decisions.task_done()
+                    for _ in batch:
+                        self._decisions.task_done()
+                if any(item is None for item in batch):
+                    return
         finally:
             if store is not None:
                 store.close()
+
+    def _record(self, recorder: Any, items: list[tuple[Decision, float]]) -> None:
+        try:
+            with recorder.store.transaction():
+                for decision, received in items:
+                    recorder.explicit_decision(_row(decision, received), now=received)
+            return
+        except Exception:  # noqa: BLE001 - retried one by one below, so one bad one is named
+            pass
+        for decision, received in items:
+            try:
+                recorder.explicit_decision(_row(decision, received), now=received)
+            except Exception as exc:  # noqa: BLE001 - one bad decision never stops the rest
+                self._log_problem(f"could not record a decision: {type(exc).__name__}: {exc}")
 
     def _log_problem(self, message: str) -> None:
         self.receipt(Receipt(time.time(), "-", 0, None, 0, error=message[:300]))
