@@ -63,6 +63,13 @@ def run(args: argparse.Namespace) -> int:
             f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
         ) from None
     host, port = receiver.address
+    if host not in ("127.0.0.1", "::1") and not host.startswith("127."):
+        print(
+            f"capture otlp: warning: listening on {host}, not loopback only: anyone who can "
+            "reach this port can send telemetry (nothing authenticates them)",
+            file=sys.stderr,
+            flush=True,
+        )
     print(
         f"capture otlp: listening on http://{host}:{port} (POST /v1/logs, /v1/metrics, /v1/traces)",
         file=sys.stderr,
