@@ -11,6 +11,7 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     1  edits/          where an edit's text lives now, and the outcome it earns (pure)
     1  paths           the XDG paths of the database, config and logs (`dirs`, with `os` alone)
     1  install/        our entries in each agent's settings
+    1  followups/      how the user's next prompt reads (pure)
     2  testruns/       what a test run says, and which episodes it is evidence for
     2  config          config.toml and environment overrides
     2  tiers/          which quality tier a proposal and an episode earn, and why (pure)
@@ -19,6 +20,7 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     5  recording/      the recording front door every source calls; due checkpoints, late pass
     6  testruns/sources/   where runs come from: `capture run`, the pytest plugin, JUnit files
     7  hooks/          agent hooks: the fast lane, each agent's payloads, applying the queue
+    7  telemetry/      the agents' OpenTelemetry: the OTLP receiver, decisions from events
     8  importers/      backfilling history from agents' transcripts
     8  report/         personal statistics
     9  export/         training data: tiers into the formats trainers load

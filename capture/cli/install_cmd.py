@@ -44,6 +44,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="your user settings (every project)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="the agent's OpenTelemetry settings instead of its hooks: send its telemetry to "
+        "capture otlp (claude-code, codex, gemini; always their user settings)",
+    )
     parser.set_defaults(scope="project")
 
 
@@ -170,6 +176,8 @@ def _run_git(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "otel", False):
+        return _run_otel(args)
     if args.agent == "git":
         return _run_git(args)
     target = TARGETS[args.agent]
@@ -226,3 +234,49 @@ def _codex_notify(argv: list[str], installing: bool, dry_run: bool) -> None:
         return
     if _apply(path, old, new, dry_run) and not dry_run:
         print(f"codex: notify {'set in' if installing else 'removed from'} {path}")
+
+
+def _run_otel(args: argparse.Namespace) -> int:
+    """The agent's telemetry settings, pointed at `capture otlp` (or taken out)."""
+    from capture.install.otel import (
+        OTEL_PATHS,
+        add_codex_otel,
+        add_json_otel,
+        remove_codex_otel,
+        remove_json_otel,
+    )
+
+    if args.agent not in OTEL_PATHS:
+        supported = ", ".join(sorted(OTEL_PATHS))
+        raise InputError(f"--otel: {args.agent} has no telemetry settings to set ({supported})")
+    if args.agent == "codex":
+        home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+        path = Path(home) / "config.toml"
+    else:
+        path = Path(os.path.expanduser(OTEL_PATHS[args.agent]))
+    installing = args.command == "install"
+    old = _read(path)
+    new: str | None
+    if args.agent == "codex":
+        new = (
+            add_codex_otel(old) if installing else (None if old is None else remove_codex_otel(old))
+        )
+    elif installing:
+        new = add_json_otel(old, args.agent, str(path))
+    else:
+        new = None if old is None else remove_json_otel(old, args.agent, str(path))
+    if old is None and new is None:
+        print(f"{args.agent}: telemetry not set in {path}; nothing to change")
+        return 0
+    changed = _apply(path, old, new, args.dry_run)
+    if args.dry_run:
+        return 0
+    if not changed:
+        state = "already sent to capture otlp by" if installing else "not set in"
+        print(f"{args.agent}: telemetry {state} {path}; nothing to change")
+    else:
+        verb = "sent to capture otlp by" if installing else "settings removed from"
+        print(f"{args.agent}: telemetry {verb} {path}")
+    if installing and not args.dry_run:
+        print("note: run `capture otlp` (or the watcher) to receive it")
+    return 0

@@ -89,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
 
         out = report_json(report)
         out["tiers"] = tier_mix_json(mix_rows, mix_total)
+        from capture.report.signals import fetch_signals, signals_json
+
+        out.update(signals_json(fetch_signals(conn, since, until)))
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
@@ -120,4 +123,7 @@ def run(args: argparse.Namespace) -> int:
     console = make_console()
     render(report, console)
     render_tier_mix(mix_rows, mix_total, console)
+    from capture.report.signals import fetch_signals, render_signals
+
+    render_signals(fetch_signals(conn, since, until), console)
     return 0

@@ -146,9 +146,80 @@ def run(args: argparse.Namespace) -> int:
     ctx = Context()
     episode_id = ctx.store.resolve_episode_id(args.id)
     (episode,) = load_episodes(ctx.store, ids=[episode_id])
+    decisions = _decisions(ctx, episode)
+    follow_up = _follow_up(ctx, episode["id"])
     if args.json:
-        json.dump(episode, sys.stdout, indent=2, ensure_ascii=False)
+        # beside the episode as `episodes --json` gives it, and only when there are any: the
+        # explicit decisions and the follow-up (their own tables, not the episode contract)
+        extra: dict = {}
+        if decisions:
+            extra["decisions"] = decisions
+        if follow_up is not None:
+            extra["follow_up"] = follow_up
+        json.dump({**episode, **extra}, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     _render(episode, episode_timeline(episode, diffs=not args.no_diff))
+    for line in _decisions_summary(episode, decisions):
+        print(line)
+    if follow_up is not None:
+        print(f"\nfollow-up: {follow_up['label']} (rule {follow_up['rule']})")
     return 0
+
+
+def _follow_up(ctx: Context, episode_id: str) -> dict | None:
+    """How the user's next prompt after this episode read, when one came."""
+    from capture.store.followup_rows import followups_of
+
+    row = followups_of(ctx.store.conn, [episode_id]).get(episode_id)
+    if row is None:
+        return None
+    return {
+        "label": row.label,
+        "rule": row.rule,
+        "rules_version": row.rules_version,
+        "next_episode": row.next_episode_id,
+    }
+
+
+def _decisions(ctx: Context, episode: dict) -> list[dict]:
+    """The explicit decisions the agents' telemetry reported on this episode's proposals."""
+    from capture.store.decision_rows import decisions_of_proposals
+
+    by_proposal = decisions_of_proposals(ctx.store.conn, [p["id"] for p in episode["proposals"]])
+    return [
+        {
+            "proposal": proposal_id,
+            "decision": row.decision,
+            "source": row.source,
+            "explicit": row.explicit,
+            "origin": row.origin,
+            "tool": row.tool,
+            "at": row.at,
+        }
+        for proposal_id, rows in by_proposal.items()
+        for row in rows
+    ]
+
+
+def _decisions_summary(episode: dict, decisions: list[dict]) -> list[str]:
+    """Who decided each proposal: an explicit decision from the agent's telemetry, or what
+    was inferred from its hooks."""
+    if not episode["proposals"]:
+        return []
+    lines = ["", "decisions"]
+    by_proposal: dict[str, list[dict]] = {}
+    for d in decisions:
+        by_proposal.setdefault(d["proposal"], []).append(d)
+    for p in episode["proposals"]:
+        mine = by_proposal.get(p["id"], [])
+        if mine:
+            d = mine[-1]
+            who = "a person" if d["explicit"] else "not a person"
+            verdict = f"{d['decision']} by {d['source'] or 'unknown'} ({who}; {d['origin']})"
+        else:
+            verdict = f"{p['state']} (inferred" + (
+                f" by {p['decided_by']})" if p.get("decided_by") else ")"
+            )
+        lines.append(f"  {p['file']} ({p['id'][:12]}): {verdict}")
+    return lines

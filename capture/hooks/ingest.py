@@ -168,6 +168,8 @@ def _reject_pending(
         report.rejected.append(
             recorder.edit(proposal, located, relative=relative, now=announced_at)
         )
+        if proposal.dedupe_key:
+            recorder.settle_waiting_decisions(proposal.dedupe_key, now=announced_at)
 
 
 def ingest(
@@ -293,9 +295,11 @@ def _apply_facts(
                         pre_image=ready.proposal.file_text,
                     )
                     report.pending.append(fact.key)
+                    recorder.settle_waiting_decisions(fact.key, now=now)
                 continue
             drop_pending(store.conn, fact.key)
             proposal_id = add_edit(recorder, ready, now)
+            recorder.settle_waiting_decisions(fact.key, now=now)
             target = report.proposals if fact.stage is Stage.APPLIED else report.rejected
             target.append(proposal_id)
         elif isinstance(fact, Resolved):

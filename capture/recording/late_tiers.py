@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from capture.store import tier_rows
 from capture.store.database import Store
 from capture.store.episodes import load_episodes
+from capture.store.followup_rows import followups_of
 from capture.store.late_signal_rows import late_signals
 from capture.store.tier_rows import record_tier
 from capture.tiers.rules import EpisodeFacts, ProposalFacts, decide_episode, decide_proposal
@@ -59,6 +60,7 @@ def recompute_tiers(store: Store, episode_ids: Sequence[str] | None, *, now: flo
         chunk = None if ids is None else ids[i : i + 200]
         episodes = load_episodes(store, ids=chunk)
         late = late_signals(store.conn, [p["id"] for e in episodes for p in e["proposals"]])
+        followed = followups_of(store.conn, [e["id"] for e in episodes])
         with store.transaction() as conn:
             for episode in episodes:
                 report.episodes += 1
@@ -89,6 +91,10 @@ def recompute_tiers(store: Store, episode_ids: Sequence[str] | None, *, now: flo
                         proposals=tuple(decisions),
                         quarantined=flagged,
                         tests_edited_by_agent=bool(tests["tests_edited_by_agent"]),
+                        followed_by_dissatisfied=(
+                            episode["id"] in followed
+                            and followed[episode["id"]].label == "dissatisfied"
+                        ),
                     )
                 )
                 if verdict is not None and record_tier(

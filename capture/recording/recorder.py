@@ -22,6 +22,7 @@ from capture.testruns.testfiles import file_of_test_id, workspace_relative
 
 if TYPE_CHECKING:
     from capture.edits.hunks import LocatedHunk
+    from capture.store.decision_rows import DecisionRow
     from capture.store.proposal_rows import Settled
 
 __all__ = [
@@ -198,6 +199,19 @@ class Recorder:
             late=self.config.late,
         )
 
+    def explicit_decision(self, row: DecisionRow, *, now: float) -> str | None:
+        """Record a decision an agent's telemetry reported (who accepted or rejected one of its
+        tool calls) and apply it to the call's proposals; see `capture.recording.decisions`."""
+        from capture.recording.decisions import record_decision
+
+        return record_decision(self, row, now=now)
+
+    def settle_waiting_decisions(self, key: str, *, now: float) -> None:
+        """Apply the decisions that arrived before the edit keyed `key` was recorded."""
+        from capture.recording.decisions import settle_waiting
+
+        settle_waiting(self, key, now=now)
+
     # -- test runs -----------------------------------------------------------------------------
 
     def test_run(
@@ -245,7 +259,7 @@ class Recorder:
         """The episode of an agent's turn: the one its ids name, else the agent's open one in
         the workspace within the episode gap, else a new one."""
         with self.store.transaction():
-            return self.store.ensure_episode(
+            episode = self.store.ensure_episode(
                 workspace_id=workspace_id,
                 agent=agent,
                 now=now,
@@ -256,6 +270,27 @@ class Recorder:
                 prompt=prompt,
                 source=source,
             )
+            if prompt:
+                self.follow_up(episode, prompt, now=now)
+            return episode
+
+    def follow_up(self, episode_id: str, prompt: str, *, now: float) -> str | None:
+        """Classify the prompt that opened `episode_id` as the follow-up of the agent's episode
+        before it, and keep it (the first one only); returns that episode's id. Its tier is
+        decided again: a dissatisfied follow-up keeps it from gold."""
+        from capture.followups.rules import RULES_VERSION, classify
+        from capture.store.followup_rows import FollowUpRow, predecessor_episode, record_followup
+
+        previous = predecessor_episode(self.store.conn, episode_id)
+        if previous is None:
+            return None
+        reading = classify(prompt)
+        row = FollowUpRow(reading.label.value, reading.rule, RULES_VERSION, episode_id, now)
+        if record_followup(self.store.conn, previous, row):
+            from capture.recording.late_tiers import recompute_tiers
+
+            recompute_tiers(self.store, [previous], now=now)
+        return previous
 
     def end_turn(
         self,

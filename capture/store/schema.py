@@ -28,6 +28,13 @@ MIGRATION_SET = "capture"
 MOVED_MIGRATIONS: dict[str, str] = {"m005_sync": "sync", "m013_sync_opt_out": "sync"}
 
 
+def _decision_statements() -> list[str]:
+    from capture.store.decision_rows import DECISION_STATEMENTS
+    from capture.store.followup_rows import FOLLOWUP_STATEMENTS
+
+    return [*DECISION_STATEMENTS, *FOLLOWUP_STATEMENTS]
+
+
 def _report_statements() -> list[str]:
     # Imported when the migration runs only: every hook call imports this module.
     from capture.store.proposal_rollups import rollup_statements
@@ -323,6 +330,13 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
                 renamed INTEGER NOT NULL DEFAULT 0
             )""",
         ],
+    ),
+    (
+        # Explicit decisions from the agents' telemetry (capture.store.decision_rows), linked
+        # to their proposals by the agent's call id; how the prompt after an episode read
+        # (capture.store.followup_rows).
+        "m014_decisions_followups",
+        _decision_statements,
     ),
 ]
 

@@ -36,7 +36,7 @@ __all__ = [
     "generated_path",
 ]
 
-TIER_RULES_VERSION = 1
+TIER_RULES_VERSION = 2
 
 #: churn within 14 days at or above this share of the committed lines makes a kept edit debt
 CHURN_DEBT = 0.5
@@ -191,6 +191,8 @@ class EpisodeFacts:
     proposals: tuple[TierDecision | None, ...] = field(default_factory=tuple)
     quarantined: bool = False
     tests_edited_by_agent: bool = False
+    #: the user's next prompt read as dissatisfied (capture.followups)
+    followed_by_dissatisfied: bool = False
 
 
 def _tiers(decisions: Sequence[TierDecision]) -> set[Tier]:
@@ -211,8 +213,8 @@ def decide_episode(f: EpisodeFacts) -> TierDecision | None:
     quarantine if any proposal is; noise if every proposal is; otherwise, over the proposals that
     are not noise: debt if any is (its reasons), rejected if all are, undone if all are undone or
     rejected, edited if any is edited, gold if all are gold (and the agent did not edit the
-    tests: an episode whose passing runs were on tests its agent edited is never gold), else
-    silver."""
+    tests: an episode whose passing runs were on tests its agent edited is never gold, nor one
+    the user's next prompt was dissatisfied with), else silver."""
     v = TIER_RULES_VERSION
     if f.quarantined or any(d is not None and d.tier == Tier.QUARANTINE for d in f.proposals):
         return TierDecision(Tier.QUARANTINE, ("privacy: flagged by the privacy layer",), v)
@@ -235,11 +237,14 @@ def decide_episode(f: EpisodeFacts) -> TierDecision | None:
         return TierDecision(Tier.SILVER, ("some proposals undone or rejected",), v)
     if f.tests_edited_by_agent:
         return TierDecision(Tier.SILVER, ("tests edited by the agent",), v)
+    if f.followed_by_dissatisfied and tiers == {Tier.GOLD}:
+        return TierDecision(Tier.SILVER, (FOLLOWED_BY_DISSATISFIED,), v)
     if tiers == {Tier.GOLD}:
         return TierDecision(Tier.GOLD, (GOLD_REASON,), v)
     return TierDecision(Tier.SILVER, _reasons(signal, Tier.SILVER), v)
 
 
+FOLLOWED_BY_DISSATISFIED = "followed by a dissatisfied prompt"
 #: The reasons `decide_episode` writes beside its proposals' own.
 EPISODE_REASONS = (
     "every proposal is noise",
@@ -248,6 +253,7 @@ EPISODE_REASONS = (
     "a proposal edited by the user",
     "some proposals undone or rejected",
     "tests edited by the agent",
+    FOLLOWED_BY_DISSATISFIED,
 )
 #: Every reason string the table writes: what an upload may carry as it is (the anonymizer
 #: treats any other reason as text). A rule added above must add its reason here too.

@@ -38,13 +38,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "capture.globs",
         "capture.connection",
     ),
-    ("capture.edits", "capture.paths", "capture.install"),
+    ("capture.edits", "capture.paths", "capture.install", "capture.followups"),
     ("capture.testruns", "capture.config", "capture.tiers"),
     ("capture.episode",),
     ("capture.store",),
     ("capture.recording",),
     ("capture.testruns.sources",),
-    ("capture.hooks",),
+    ("capture.hooks", "capture.telemetry"),
     ("capture.importers", "capture.report"),
     ("capture.export",),
     ("capture.cli",),
@@ -57,6 +57,7 @@ SHARED = frozenset(LAYERS[0])
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "capture.edits": frozenset({"capture.errors", "capture.model"}),
     "capture.install": SHARED,
+    "capture.followups": frozenset(),
     "capture.testruns": frozenset({"capture.errors", "capture.model", "capture.globs"})
     | {"capture.edits"},
     "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
