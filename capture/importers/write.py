@@ -143,11 +143,13 @@ def write(
         episodes: set[str] = set()
         recorded: list[str] = []
         told: list[tuple[str, PastEdit]] = []  # each recorded proposal and its telling
+        seen: list[PreparedEdit] = []  # recorded before: their episodes get the trajectory
         known = store.known_proposal_keys([e.proposal.dedupe_key or "" for e in prepared.edits])
         for ready in prepared.edits:
             key = ready.proposal.dedupe_key or ""
             if key in known:
                 stats.known += 1
+                seen.append(ready)
                 continue
             known.add(key)  # a transcript may tell one call twice
             recorded.append(_write_edit(recorder, ready, now, ensured))
@@ -177,7 +179,16 @@ def write(
             recorder.link_run(episode, run_id)
         episodes.update(store.episodes_of(recorded))
         ensured.flush()
-        write_trajectory(recorder, history, ensured.by_turn, told, now=now)
+        by_turn = dict(ensured.by_turn)
+        earlier = store.episodes_of_proposal_keys([r.proposal.dedupe_key or "" for r in seen])
+        for ready in seen:
+            episode = earlier.get(ready.proposal.dedupe_key or "")
+            turn = ready.past.turn if ready.past else None
+            if episode is not None and turn is not None:
+                by_turn.setdefault(turn.turn_id, episode)
+                # an episode recorded before from less of the session learns its task here
+                recorder.task(episode, turn.task, turn.task_source)
+        write_trajectory(recorder, history, by_turn, told, now=now)
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
         store.close_past_episodes(sorted(episodes), now)

@@ -216,6 +216,19 @@ class TrajectoryRows(RowGroup):
                 found[turn_id] = str(row[0])
         return found
 
+    def episodes_of_proposal_keys(self, keys: Sequence[str]) -> dict[str, str]:
+        """Dedupe key -> episode of the proposals recorded under those keys."""
+        found: dict[str, str] = {}
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for key, episode in self.conn.execute(
+                f"SELECT dedupe_key, episode_id FROM proposals WHERE dedupe_key IN ({marks})",
+                chunk,
+            ):
+                found[str(key)] = str(episode)
+        return found
+
     def set_before_text(self, proposal_id: str, text: str, via: str, *, now: float) -> None:
         with self.transaction():
             (digest,) = self.put_texts([text], now=now)
