@@ -182,12 +182,12 @@ def write(
         by_turn = dict(ensured.by_turn)
         earlier = store.episodes_of_proposal_keys([r.proposal.dedupe_key or "" for r in seen])
         for ready in seen:
-            episode = earlier.get(ready.proposal.dedupe_key or "")
+            found = earlier.get(ready.proposal.dedupe_key or "")
             turn = ready.past.turn if ready.past else None
-            if episode is not None and turn is not None:
-                by_turn.setdefault(turn.turn_id, episode)
+            if found is not None and turn is not None:
+                by_turn.setdefault(turn.turn_id, found)
                 # an episode recorded before from less of the session learns its task here
-                recorder.task(episode, turn.task, turn.task_source)
+                recorder.task(found, turn.task, turn.task_source)
         write_trajectory(recorder, history, by_turn, told, now=now)
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
