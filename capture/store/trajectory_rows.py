@@ -254,6 +254,17 @@ class TrajectoryRows(RowGroup):
                 (task, source, episode_id),
             )
 
+    def last_task(
+        self, agent: str, session_id: str | None, other_than: str
+    ) -> tuple[str, str] | None:
+        """The latest task an earlier episode of the session named."""
+        row = self.conn.execute(
+            "SELECT task, task_source FROM episodes WHERE agent = ? AND session_id IS ? "
+            "AND id != ? AND task IS NOT NULL ORDER BY started_at DESC LIMIT 1",
+            (agent, session_id, other_than),
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
     def task_of_episode(self, episode_id: str) -> tuple[str | None, str | None]:
         row = self.conn.execute(
             "SELECT task, task_source FROM episodes WHERE id = ?", (episode_id,)

@@ -20,6 +20,8 @@ __all__ = [
     "TASK_SOURCES",
     "Step",
     "harness_kind",
+    "hook_steps",
+    "original_file",
     "input_text",
     "is_continuation",
     "task_of",
@@ -307,3 +309,89 @@ def task_of(earlier: Sequence[Step], turn: Sequence[Step]) -> tuple[str, str] | 
     if plan:
         return plan, "plan-file"
     return None, None
+
+
+#: hook events that carry a tool call's result, and the one that carries a typed prompt
+_RESULT_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure", "postToolUse"})
+_PROMPT_EVENTS = frozenset({"UserPromptSubmit", "beforeSubmitPrompt"})
+
+
+def _result_text(tool: str, response: Any) -> str | None:
+    """What the agent got back from a tool, as text: a Read's file text, a shell's output,
+    otherwise the response as JSON."""
+    if response is None:
+        return None
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        found = response.get("file")
+        if isinstance(found, dict) and isinstance(found.get("content"), str):
+            return str(found["content"])
+        if "stdout" in response or "stderr" in response:
+            parts = [response.get("stdout"), response.get("stderr")]
+            return "\n".join(p for p in parts if isinstance(p, str) and p)
+    return json.dumps(response, ensure_ascii=False)
+
+
+def hook_steps(payload: Any, at: float) -> list[Step]:
+    """The steps one hook payload shows (Claude Code's shape, which Codex shares): a typed
+    prompt, or a tool call with its input and its result. Keyed as a transcript's steps are
+    where the payload names the call, so a later import of the transcript adds none twice."""
+    if not isinstance(payload, dict):
+        return []
+    event = payload.get("hook_event_name")
+    session = payload.get("session_id") or payload.get("conversation_id")
+    if event in _PROMPT_EVENTS:
+        text = payload.get("prompt")
+        if not isinstance(text, str):
+            return []
+        key = f"{session}:prompt:{payload.get('prompt_id') or at}"
+        return [Step("user", at, key, text=text, harness=harness_kind(text))]
+    if event not in _RESULT_EVENTS:
+        return []
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str):
+        return []
+    given = payload.get("tool_input")
+    failed = event == "PostToolUseFailure"
+    response = payload.get("error") if failed else payload.get("tool_response")
+    call_id = payload.get("tool_use_id")
+    key = f"{session}:{call_id}" if call_id else f"{session}:{tool}:{at}"
+    path = None
+    if isinstance(given, dict):
+        for name in ("file_path", "notebook_path", "path"):
+            if isinstance(given.get(name), str):
+                path = given[name]
+                break
+    step = Step(
+        "tool",
+        at,
+        key,
+        text=_result_text(tool, response),
+        tool=tool,
+        call_id=call_id if isinstance(call_id, str) else None,
+        input=input_text(given),
+        is_error=failed,
+        path=path,
+    )
+    if isinstance(response, dict) and isinstance(response.get("agentId"), str):
+        step.spawned = response["agentId"]
+    step.done_at = at
+    return [step]
+
+
+#: where a tool's response keeps the whole file as the edit found it (Claude Code 2.x, 1.0.x)
+_ORIGINAL_FIELDS = ("originalFile", "originalFileContents")
+
+
+def original_file(payload: Any) -> str | None:
+    """The whole file before the edit a hook payload reports, when the payload carries it."""
+    if not isinstance(payload, dict):
+        return None
+    response = payload.get("tool_response")
+    if not isinstance(response, dict):
+        return None
+    for name in _ORIGINAL_FIELDS:
+        if isinstance(response.get(name), str):
+            return str(response[name])
+    return None
