@@ -35,7 +35,7 @@ def _cut(text: str | None, budget: list[int]) -> tuple[str | None, bool]:
     if len(text) <= budget[0]:
         budget[0] -= len(text)
         return text, False
-    kept = text[:_HEAD]
+    kept = text[: min(_HEAD, len(text) // 2)]
     budget[0] = max(budget[0] - len(kept), 0)
     return f"{kept}\n[capture: cut here, {len(text) - len(kept)} more characters]", True
 

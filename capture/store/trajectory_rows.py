@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from capture.store.row_groups import RowGroup, episode_key
@@ -282,6 +282,44 @@ class TrajectoryRows(RowGroup):
                 "NOT NULL UNION SELECT text_hash FROM proposal_before)"
             )
             return int(gone)
+
+    def trajectory_json(
+        self, episode_ids: Sequence[str], iso: Callable[[float | None], str | None]
+    ) -> dict[str, dict[str, Any]]:
+        """Each episode's task, task source and trajectory, as the episode JSON holds them."""
+        out: dict[str, dict[str, Any]] = {}
+        for episode_id in episode_ids:
+            task, source = self.task_of_episode(episode_id)
+            steps = self.steps_of_episode(episode_id)
+            counts: dict[str, int] = {}
+            for s in steps:
+                if s.tool:
+                    counts[s.tool] = counts.get(s.tool, 0) + 1
+            trajectory = None
+            if steps:
+                trajectory = {
+                    "tool_calls": counts,
+                    "steps": [
+                        {
+                            "kind": s.kind,
+                            "at": iso(s.at),
+                            "tool": s.tool,
+                            "call_id": s.call_id,
+                            "input": s.input,
+                            "text": s.text,
+                            "is_error": s.is_error,
+                            "harness": s.harness,
+                            "subagent": s.parent,
+                            "spawned": s.spawned,
+                            "path": s.path,
+                            "truncated": s.truncated,
+                        }
+                        for s in steps
+                    ],
+                    "truncated": any(s.truncated for s in steps),
+                }
+            out[episode_id] = {"task": task, "task_source": source, "trajectory": trajectory}
+        return out
 
     def trajectory_space(self) -> tuple[int, int, int, int]:
         """(steps, texts, their bytes as written, their bytes stored): `capture doctor`."""
