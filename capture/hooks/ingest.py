@@ -230,7 +230,14 @@ def ingest(
             )
         _apply_facts(recorder, reading, prepared, workspace_id, model, report, now)
         record_hook_steps(
-            recorder, config, call, raw, workspace_id, now=now, proposals=report.proposals
+            recorder,
+            config,
+            call,
+            raw,
+            workspace_id,
+            now=now,
+            proposals=report.proposals,
+            problems=report.problems,
         )
         for run in runs:
             announced = any(

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from capture.config import Config
 from capture.hooks.agents.facts import Call
+from capture.hooks.agents.fields import escape_surrogates
 from capture.hooks.agents.trajectory import (
     TASK_SOURCES,
     hook_steps,
@@ -35,13 +36,37 @@ def record_hook_steps(
     *,
     now: float,
     proposals: Sequence[str] = (),
+    problems: list[str] | None = None,
 ) -> int:
     """Record the payload's steps (inside the caller's transaction); how many were new.
-    `proposals`: those the payload's edit made, which keep the file as it found it."""
+    `proposals`: those the payload's edit made, which keep the file as it found it. What
+    cannot be kept is said in `problems`, never raised: the payload's edits and runs are
+    recorded whatever becomes of its trajectory."""
+    try:
+        return _record(recorder, config, call, raw, workspace_id, now=now, proposals=proposals)
+    except (ValueError, TypeError, UnicodeError) as exc:
+        if problems is not None:
+            problems.append(f"trajectory: {type(exc).__name__}: {exc}")
+        return 0
+
+
+def _record(
+    recorder: Recorder,
+    config: Config,
+    call: Call,
+    raw: str,
+    workspace_id: int | None,
+    *,
+    now: float,
+    proposals: Sequence[str],
+) -> int:
     try:
         payload = json.loads(raw)
     except ValueError:
         return 0
+    if "\\u" in raw:
+        # a lone surrogate cannot be stored as text: kept escaped, as the readers keep it
+        payload = escape_surrogates(payload)
     before = original_file(payload)
     if before is not None:
         for proposal_id in proposals:

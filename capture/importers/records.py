@@ -83,6 +83,9 @@ class History:
                 earlier.append(self.steps[index][0])
                 index += 1
             own = [step for step, of in self.steps if of is turn]
+            if turn.prompt and not any(s.kind == "user" and not s.harness for s in own):
+                # the prompt is known (a rollout's event) though no message of it was kept
+                own.insert(0, Step("user", turn.at, "", text=turn.prompt))
             turn.task, turn.task_source = task_of(earlier, own)
 
 

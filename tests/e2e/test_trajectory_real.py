@@ -27,23 +27,43 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 HARNESS = re.compile(r"^\s*(<[a-z_-]+>|Caveat: |This session is being continued|\[Request interr)")
 GO_ON = {"continue", "go on", "yes", "ok", "proceed", "keep going", "continue implementation"}
 
-#: (file, the project root its records name, whether the file is a JSON array of records)
+EDITS = ("Edit", "Write", "MultiEdit")
+CODEX_ROOT = "/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2"
+CODEX_NAME = "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
+#: (file, the project root its records name, whether the file is a JSON array of records, the
+#: importer)
 TRANSCRIPTS = (
-    ("claude-code/transcript-1x/chat.json", "/home/connerohnesorge/Documents/001Repos/templar", 1),
+    (
+        "claude-code/transcript-1x/chat.json",
+        "/home/connerohnesorge/Documents/001Repos/templar",
+        1,
+        "claude-code",
+    ),
     (
         "claude-code/transcript-1.0.70/chat.json",
         "/Users/kesslerio/GDrive/Projects/attio-mcp-server",
         1,
+        "claude-code",
     ),
     (
         "claude-code/transcript-1.0.70-sidechain/chat.jsonl",
         "/Users/kesslerio/GDrive/Projects/attio-mcp-server",
         0,
+        "claude-code",
     ),
     (
         "claude-code/transcript-2x/session-01.jsonl",
         "/tmp/agent-history-real-agent/claude/workspace",
         0,
+        "claude-code",
+    ),
+    (f"codex/rollout-0.40/{CODEX_NAME}", CODEX_ROOT, 0, "codex"),
+    (f"codex/rollout-0.40-whole/{CODEX_NAME}", CODEX_ROOT, 0, "codex"),
+    (
+        "codex/rollout-0.135/session-01.jsonl",
+        "/tmp/agent-history-real-agent/codex/workspace",
+        0,
+        "codex",
     ),
 )
 
@@ -57,19 +77,42 @@ def _records(name: str, array: int, root: str, ws: Path) -> list[dict[str, Any]]
 
 def _import_all(tmp_path: Path, run_capture: RunCapture, tag: str) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-    for index, (name, root, array) in enumerate(TRANSCRIPTS):
+    for index, (name, root, array, importer) in enumerate(TRANSCRIPTS):
         ws = tmp_path / "projects" / Path(root).name
         if not ws.exists():
             ws.mkdir(parents=True)
             subprocess.run(["git", "init", "-q", str(ws)], check=True)
         found = _records(name, array, root, ws.resolve())
         records.extend(found)
-        path = tmp_path / f"history-{tag}" / f"{index}.jsonl"
-        path.parent.mkdir(exist_ok=True)
+        path = tmp_path / f"history-{tag}" / importer / f"{index}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r) + "\n" for r in found))
-        result = run_capture("import", "claude-code", str(path), cwd=ws)
+        result = run_capture("import", importer, str(path), cwd=ws)
         assert result.returncode == 0, result.stderr
     return records
+
+
+def _edits(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Each edit's call id and the new text it wrote, read from the raw records: Claude Code's
+    Edit, Write and MultiEdit calls; Codex's patches (the lines a patch adds)."""
+    found: dict[str, str] = {}
+    for r in records:
+        if r.get("type") == "assistant":
+            for b in r["message"]["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] in EDITS:
+                    found[b["id"]] = _new_texts(b)
+        payload = r.get("payload")
+        if (
+            r.get("type") == "response_item"
+            and isinstance(payload, dict)
+            and payload.get("type") == "function_call"
+            and "*** Begin Patch" in str(payload.get("arguments"))
+        ):
+            command = json.loads(payload["arguments"])["command"]
+            patch = command[-1] if isinstance(command, list) else command
+            added = [line[1:] for line in patch.splitlines() if line.startswith("+")]
+            found[payload["call_id"]] = "\n".join(added)
+    return found
 
 
 def _texts(home: Path) -> dict[str, str]:
@@ -94,14 +137,7 @@ def test_each_edit_is_grounded_in_what_came_before_it(
     tmp_path: Path, capture_home: Path, run_capture: RunCapture
 ) -> None:
     records = _import_all(tmp_path, run_capture, "one")
-    edits = [
-        b
-        for r in records
-        if r.get("type") == "assistant"
-        for b in r["message"]["content"]
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-        if b["name"] in ("Edit", "Write", "MultiEdit")
-    ]
+    edits = _edits(records)
     assert edits
     texts = _texts(capture_home)
     steps = rows(capture_home, "SELECT * FROM steps ORDER BY session_id, at, id")
@@ -114,19 +150,20 @@ def test_each_edit_is_grounded_in_what_came_before_it(
         )
     }
     shares = []
-    for edit in edits:
-        (own,) = [s for s in steps if s["call_id"] == edit["id"]]
+    for call_id, new_text in edits.items():
+        (own,) = [s for s in steps if s["call_id"] == call_id]
         seen = [
             texts.get(s[column] or "", "")
             for s in steps
             if s["session_id"] == own["session_id"] and (s["at"], s["id"]) < (own["at"], own["id"])
             for column in ("text_hash", "input_hash")
         ]
-        known = set(IDENT.findall("\n".join([*seen, before.get(edit["id"], "")])))
-        wanted = set(IDENT.findall(_new_texts(edit)))
+        known = set(IDENT.findall("\n".join([*seen, before.get(call_id, "")])))
+        wanted = set(IDENT.findall(new_text))
         if wanted:
             shares.append(len(wanted & known) / len(wanted))
-    assert len(shares) >= len(edits) - 1  # one MultiEdit of the side chain came with no input
+    # a MultiEdit of the side chain came with no input, a Codex patch only removed lines
+    assert len(shares) >= len(edits) - 2
     assert statistics.median(shares) >= 0.95, shares
 
 
@@ -172,5 +209,5 @@ def test_importing_again_adds_no_text_and_the_store_stays_small(
     assert rows(capture_home, "SELECT count(*), sum(length(body)) FROM texts")[0] == counted
     assert rows(capture_home, "SELECT count(*) FROM steps")[0][0] == steps
     zstd = zstandard.ZstdCompressor()
-    compressed = sum(len(zstd.compress((REAL / name).read_bytes())) for name, _, _ in TRANSCRIPTS)
+    compressed = sum(len(zstd.compress((REAL / t[0]).read_bytes())) for t in TRANSCRIPTS)
     assert counted[1] <= 1.5 * compressed
