@@ -33,6 +33,7 @@ import zstandard
 from capture.config import load_config
 from capture.connection import sqlite3
 from capture.importers.claude_transcript import read_transcript
+from capture.importers.codex_rollout import read_rollout
 from capture.importers.write import ImportStats, record_history
 from capture.store.database import Store
 
@@ -40,6 +41,11 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "real"
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 ATTIO = "/Users/kesslerio/GDrive/Projects/attio-mcp-server"
+CODEX = "/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2"
+ROLLOUT = (
+    "codex/rollout-0.40-whole/"
+    "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
+)
 #: (file, a JSON array of records or one a line, the project root its records name)
 FILES = (
     ("claude-code/transcript-1.0.70-sidechain/chat.jsonl", False, ATTIO),
@@ -54,7 +60,26 @@ FILES = (
         False,
         "/tmp/agent-history-real-agent/claude/workspace",
     ),
+    (ROLLOUT, False, CODEX),
 )
+
+
+def _edits(record: dict) -> list[tuple[str, str]]:
+    """(call id, new text) of the edits a raw record makes."""
+    if record.get("type") == "assistant":
+        return [
+            (b["id"], _new_text(b["input"]))
+            for b in record["message"]["content"]
+            if b.get("type") == "tool_use" and b["name"] in ("Edit", "Write", "MultiEdit")
+        ]
+    payload = record.get("payload") or {}
+    arguments = str(payload.get("arguments"))
+    if payload.get("type") == "function_call" and "*** Begin Patch" in arguments:
+        command = json.loads(payload["arguments"])["command"]
+        patch = command[-1] if isinstance(command, list) else command
+        added = [line[1:] for line in patch.splitlines() if line.startswith("+")]
+        return [(payload["call_id"], "\n".join(added))]
+    return []
 
 
 def _lines(name: str, array: bool, root: str, ws: Path) -> list[str]:
@@ -86,7 +111,7 @@ def grounding(tmp: Path) -> None:
             subprocess.run(["git", "init", "-q", str(ws)], check=True)
         lines = _lines(name, array, root, ws)
         compressed += len(zstandard.ZstdCompressor().compress((REAL / name).read_bytes()))
-        history = read_transcript(lines)
+        history = read_rollout(lines) if name.startswith("codex") else read_transcript(lines)
         calls += sum(1 for s, _ in history.steps if s.kind == "tool")
         record_history(store, config, history, now=time.time(), stats=ImportStats())
     texts = {h: store.text_of(h) or "" for (h,) in store.conn.execute("SELECT hash FROM texts")}
@@ -107,22 +132,16 @@ def grounding(tmp: Path) -> None:
         ).fetchall()
     )
     shares, prompt_shares = [], []
+    done: set[str] = set()
     for name, array, root in FILES:
         for line in _lines(name, array, root, tmp / "projects" / Path(root).name):
             record = json.loads(line)
-            if record.get("type") != "assistant":
-                continue
-            for block in record["message"]["content"]:
-                if block.get("type") != "tool_use" or block["name"] not in (
-                    "Edit",
-                    "Write",
-                    "MultiEdit",
-                ):
+            for call_id, new_text in _edits(record):
+                wanted = set(IDENT.findall(new_text))
+                own = [s for s in steps if s[3] == call_id]
+                if not wanted or not own or call_id in done:
                     continue
-                wanted = set(IDENT.findall(_new_text(block["input"])))
-                own = [s for s in steps if s[3] == block["id"]]
-                if not wanted or not own:
-                    continue
+                done.add(call_id)
                 session, at, sid = own[0][0], own[0][1], own[0][2]
                 seen = "\n".join(
                     texts.get(s[k] or "", "")
@@ -130,15 +149,15 @@ def grounding(tmp: Path) -> None:
                     if s[0] == session and (s[1], s[2]) < (at, sid)
                     for k in (4, 5)
                 )
-                seen += texts.get(befores.get(block["id"]) or "", "")
+                seen += texts.get(befores.get(call_id) or "", "")
                 known = set(IDENT.findall(seen))
                 shares.append(len(wanted & known) / len(wanted))
-                alone = set(IDENT.findall(prompts.get(block["id"]) or ""))
+                alone = set(IDENT.findall(prompts.get(call_id) or ""))
                 prompt_shares.append(len(wanted & alone) / len(wanted))
     (stored,) = store.conn.execute("SELECT sum(length(body)) FROM texts").fetchone()
     store.close()
     full = sum(s == 1.0 for s in shares) / len(shares)
-    print(f"grounding over {len(shares)} edit(s) of the corpus's Claude Code transcripts")
+    print(f"grounding over {len(shares)} edit(s) of the corpus's transcripts and rollout")
     print("| what the edit could see | median share of its new identifiers | fully grounded |")
     print("|---|---:|---:|")
     print(
