@@ -152,3 +152,11 @@ def test_a_live_session_records_what_the_agent_read(
         (PROMPT, "earlier-prompt"),
     ]
     assert [s["episode_id"] for s in steps] == [episodes[0]["id"]] * 4 + [episodes[1]["id"]] * 2
+
+    # `capture show`: the task, and the reads in order with their results folded
+    shown = run_capture("show", episodes[0]["id"], "--no-diff", env={"NO_COLOR": "1"})
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert f"task      (prompt) {PROMPT}" in out
+    assert out.index(" Grep  ") < out.index(" Read  ") < out.index(" Edit  ")
+    assert "more line(s)" in out  # the file the Read returned, folded after three lines
