@@ -75,6 +75,13 @@ def run(args: argparse.Namespace) -> int:
             }
         # listed, not a failure: the queue went on without them, and --retry applies them
         report["database"]["set_aside"] = set_aside(store)
+        steps, texts, written, stored = store.trajectory_space()
+        report["database"]["trajectory"] = {
+            "steps": steps,
+            "texts": texts,
+            "text_bytes": written,
+            "stored_bytes": stored,
+        }
         ok = report["database"]["integrity"] == "ok"
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not fail
         report["database"] = {"error": str(exc)}
@@ -112,6 +119,11 @@ def run(args: argparse.Namespace) -> int:
         )
         print("          " + ", ".join(f"{n} {t}" for t, n in db["counts"].items()))
         print(f"          {db['pending_checkpoints']} checkpoint(s) waiting")
+        kept = db["trajectory"]
+        print(
+            f"trajectory {kept['steps']} step(s), {kept['texts']} text(s) stored once: "
+            f"{kept['text_bytes'] / 1e6:.1f} MB of text in {kept['stored_bytes'] / 1e6:.1f} MB"
+        )
         if "retried" in report:
             retried = report["retried"]
             print(f"retried   {retried['applied']} of {retried['set_aside']} set-aside payload(s)")

@@ -72,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         checkpoints += report.checkpoints
     # The raw event log keeps what is needed to replay recent history, not everything forever.
     ctx.store.prune_events(now - ctx.config.event_retention_days * 86400)
+    # the trajectory is kept as long as the events log, by the same setting
+    ctx.store.prune_steps(now - ctx.config.event_retention_days * 86400)
     from capture.recording.late_tiers import episodes_of, recompute_tiers, untiered_episodes
 
     # observe_due keeps the tiers its settling decided; what is left: the late pass's, and

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from capture.cli.context import Context
 from capture.report.timeline import Entry, episode_timeline
+from capture.report.trajectory_text import task_line, trajectory_lines
 from capture.store.episodes import load_episodes
 
 
@@ -55,6 +56,9 @@ def _render(episode: dict, entries: list[Entry]) -> None:
     if outcomes:
         summary = ", ".join(f"{outcomes.count(o)} {o}" for o in sorted(set(outcomes)))
         console.print(f"outcomes  {summary}")
+    task = task_line(episode)
+    if task:
+        console.print(task, highlight=False, markup=False)
     console.print()
     start = datetime.fromisoformat(episode["started_at"].replace("Z", "+00:00"))
     for e in entries:
@@ -71,6 +75,8 @@ def _render(episode: dict, entries: list[Entry]) -> None:
         console.print(summary_line, highlight=False)
     for tier_line in _tiers_summary(episode):
         console.print(tier_line, highlight=False)
+    for step_line in trajectory_lines(episode.get("trajectory")):
+        console.print(step_line, highlight=False, markup=False, overflow="fold")
 
 
 def _pct(share: float | None) -> str:

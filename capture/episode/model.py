@@ -65,6 +65,8 @@ __all__ = [
     "TestRun",
     "TestsSummary",
     "TierChange",
+    "Trajectory",
+    "TrajectoryStep",
 ]
 
 E = Required.EXPORT
@@ -200,6 +202,12 @@ class Proposal(_Part):
         doc("Its current tier decision (null: none yet)", Share.PARTS, required=E),
     ]
     tier_history: Annotated[list[TierChange], doc("Every tier decision, oldest first", Share.PARTS)]
+    before_text: Annotated[
+        Text | None, doc("The whole file as the edit found it, when known", Share.TEXT)
+    ]
+    before_via: Annotated[
+        Name | None, doc("Where that came from: payload, earlier-edit, earlier-read")
+    ]
 
 
 class TestRun(_Part):
@@ -280,6 +288,42 @@ class TestsSummary(_Part):
     ]
 
 
+class TrajectoryStep(_Part):
+    """One step of what the agent saw and did: a user message, the assistant's text, or a tool
+    call with its input and its result."""
+
+    kind: Annotated[Name, doc("user, assistant or tool")]
+    at: Annotated[Time, doc("When it happened (a tool call: when it was made)", Share.TIME)]
+    tool: Annotated[Name | None, doc("The tool called (Read, Grep, Bash, an MCP tool, ...)")]
+    call_id: Annotated[Name | None, doc("The agent's id of the tool call", Share.HASHED)]
+    input: Annotated[Text | None, doc("The tool call's input, as JSON text", Share.TEXT)]
+    text: Annotated[Text | None, doc("The message's text, or the tool's result", Share.TEXT)]
+    is_error: Annotated[bool, doc("The tool call failed")]
+    harness: Annotated[
+        Name | None,
+        doc("A user-role text the harness wrote (task-notification, command-message, ...)"),
+    ]
+    subagent: Annotated[
+        Name | None, doc("The subagent whose side chain this step is in", Share.HASHED)
+    ]
+    spawned: Annotated[
+        Name | None, doc("For a call that started a subagent: that subagent", Share.HASHED)
+    ]
+    path: Annotated[Text | None, doc("The file the tool call named", Share.PATH)]
+    truncated: Annotated[bool, doc("Its text was cut at the episode's cap")]
+
+
+class Trajectory(_Part):
+    """What the agent saw and did in the episode, in order."""
+
+    tool_calls: Annotated[dict[str, int], doc("Tool name -> how many calls, at every level")]
+    steps: Annotated[
+        list[TrajectoryStep],
+        doc("Its steps, in order (left out at the metrics level)", Share.PARTS),
+    ]
+    truncated: Annotated[bool, doc("A text was cut at the episode's cap")]
+
+
 class Episode(_Part):
     """One agent turn: the proposals it made, the test runs linked to it, and its tier."""
 
@@ -307,6 +351,23 @@ class Episode(_Part):
         doc("Its current tier decision (null: none yet)", Share.PARTS, required=E),
     ]
     tier_history: Annotated[list[TierChange], doc("Every tier decision, oldest first", Share.PARTS)]
+    task: Annotated[
+        Text | None,
+        doc(
+            "The request the episode's work answers (never a 'continue' or a harness message)",
+            Share.TEXT,
+        ),
+    ]
+    task_source: Annotated[
+        Name | None,
+        doc(
+            "Where the task came from: prompt, earlier-prompt, tool-result, plan-file, "
+            "subagent-prompt"
+        ),
+    ]
+    trajectory: Annotated[
+        Trajectory | None, doc("What the agent saw and did (null: nothing recorded)", Share.PARTS)
+    ]
 
 
 # -- what anonymization adds (`sync.anonymize`: uploads, and exports below the full level) ----
@@ -410,4 +471,6 @@ PARTS: tuple[type[_Part], ...] = (
     TestRun,
     TestsSummary,
     RunBrief,
+    Trajectory,
+    TrajectoryStep,
 )

@@ -32,6 +32,7 @@ from capture.hooks.agents.facts import (
 from capture.hooks.edit_records import SOURCE, Prepared, add_edit, follow_to_disk, prepare_edit
 from capture.hooks.roots import candidate_roots, real, root_containing
 from capture.hooks.snapshot import Snapshot
+from capture.hooks.trajectory_records import record_hook_steps
 from capture.model import State, TestRunInput
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
@@ -230,6 +231,16 @@ def ingest(
                 now=now,
             )
         _apply_facts(recorder, reading, prepared, workspace_id, model, report, now)
+        record_hook_steps(
+            recorder,
+            config,
+            call,
+            raw,
+            workspace_id,
+            now=now,
+            proposals=report.proposals,
+            problems=report.problems,
+        )
         for run in runs:
             announced = any(
                 isinstance(f, Command) and f.announced and f.key == run.dedupe_key

@@ -21,6 +21,7 @@ from capture.hooks.agents.claude_code import (
 )
 from capture.hooks.agents.facts import Command, Stage
 from capture.hooks.agents.fields import escape_surrogates, exit_code_in, first_text
+from capture.hooks.agents.trajectory import Step, harness_kind, input_text
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 
 __all__ = ["after_text", "read_transcript"]
@@ -63,6 +64,7 @@ def read_transcript(lines: Iterable[str], agent: str = "claude-code") -> History
     model: str | None = None
     calls: dict[str, tuple[str, Any, float, Turn | None, str | None]] = {}
     last_at = 0.0
+    sides: dict[str, Turn] = {}  # a subagent's turn, by the id its side chain carries
     for raw in lines:
         if not raw.strip():
             continue
@@ -82,25 +84,48 @@ def read_transcript(lines: Iterable[str], agent: str = "claude-code") -> History
         history.session_id = history.session_id or first_text(line, "sessionId", "session_id")
         kind = line.get("type")
         message = line.get("message")
+        key = f"{history.session_id}:{first_text(line, 'uuid') or at}"
+        parent = _subagent_of(line)
+        current = sides.get(parent) if parent else turn
         if kind == "assistant" and isinstance(message, dict):
             model = first_text(message, "model") or model
-            if turn is not None and turn.model is None:
-                turn.model = model
-            for block in message.get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
+            if current is not None and current.model is None:
+                current.model = model
+            for index, block in enumerate(message.get("content") or []):
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text" and block.get("text"):
+                    step = Step("assistant", at, f"{key}:{index}", text=str(block["text"]))
+                    step.parent = parent
+                    history.steps.append((step, current))
+                if block.get("type") == "tool_use":
                     call_id = block.get("id")
                     if isinstance(call_id, str):
-                        calls[call_id] = (str(block.get("name")), block.get("input"), at, turn, cwd)
+                        name, given = str(block.get("name")), block.get("input")
+                        calls[call_id] = (name, given, at, current, cwd)
             continue
         if kind != "user" or not isinstance(message, dict):
             continue
-        prompt = _prompt_of(message)
-        if prompt is not None:
-            if line.get("isMeta") or line.get("isCompactSummary") or line.get("isSidechain"):
+        typed = _typed(message)
+        if typed is not None:
+            harness = harness_kind(typed) or _meta_kind(line)
+            step = Step("user", at, key, text=typed, harness=harness, parent=parent)
+            if parent and not harness and (current is None or not line.get("parentUuid")):
+                # a subagent's side chain begins with the prompt it was started with: its own
+                # turn, whose task that prompt is (it is not the user's words)
+                side = Turn(first_text(line, "uuid") or key, None, at, model)
+                sides[parent] = side
+                history.turns.append(side)
+                history.steps.append((step, side))
+                continue
+            if harness or parent or typed.strip() in _INTERRUPTED:
+                # kept, marked, and part of the turn it came in: never a prompt of its own
+                history.steps.append((step, current))
                 continue
             turn_id = first_text(line, "promptId", "uuid") or f"{history.session_id}:{at}"
-            turn = Turn(turn_id, prompt, at, model)
+            turn = Turn(turn_id, typed, at, model)
             history.turns.append(turn)
+            history.steps.append((step, turn))
             continue
         for block in message.get("content") or []:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
@@ -108,8 +133,62 @@ def read_transcript(lines: Iterable[str], agent: str = "claude-code") -> History
             call = calls.pop(str(block.get("tool_use_id")), None)
             if call is None:
                 continue
-            _result(history, call, block, line.get("toolUseResult"), at, str(block["tool_use_id"]))
+            result = line.get("toolUseResult")
+            history.steps.append(
+                (_tool_step(call, block, result, at, parent, history.session_id), call[3])
+            )
+            _result(history, call, block, result, at, str(block["tool_use_id"]))
+    history.settle_tasks()
     return history
+
+
+def _subagent_of(line: dict[str, Any]) -> str | None:
+    """For a line of a subagent's side chain, the subagent's id (or a mark when unnamed)."""
+    if not line.get("isSidechain"):
+        return None
+    return first_text(line, "agentId") or "sidechain"
+
+
+def _meta_kind(line: dict[str, Any]) -> str | None:
+    if line.get("isCompactSummary"):
+        return "compact-summary"
+    if line.get("isMeta"):
+        return "meta"
+    return None
+
+
+def _tool_step(
+    call: tuple[str, Any, float, Turn | None, str | None],
+    block: dict[str, Any],
+    result: Any,
+    at: float,
+    parent: str | None,
+    session_id: str | None,
+) -> Step:
+    name, tool_input, called_at, _, _ = call
+    text = _content_text(block)
+    path = (
+        first_text(tool_input, "file_path", "notebook_path", "path")
+        if isinstance(tool_input, dict)
+        else None
+    )
+    step = Step(
+        "tool",
+        called_at,
+        f"{session_id}:{block.get('tool_use_id')}",
+        text=text,
+        tool=name,
+        call_id=str(block.get("tool_use_id")),
+        input=input_text(tool_input),
+        is_error=bool(block.get("is_error")),
+        parent=parent,
+        path=path,
+    )
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        # a subagent's call: its side chain names this id
+        step.spawned = result["agentId"]
+    step.done_at = at
+    return step
 
 
 #: how a tool result begins when the user refused the call (it did not run)

@@ -37,6 +37,7 @@ from capture.hooks.agents.fields import (
     first_text,
     number,
 )
+from capture.importers.codex_steps import add_rollout_steps
 from capture.importers.records import History, PastEdit, PastRun, Turn, timestamp
 from capture.model import HunkInput
 
@@ -176,6 +177,7 @@ def read_rollout(lines: Iterable[str]) -> History:
     last_at = 0.0
     bare = True  # until a wrapped line is seen
     awaiting_prompt = False  # a turn_context with a turn_id opened the turn; its prompt follows
+    records: list[tuple[str | None, dict[str, Any], float]] = []  # for the trajectory
     for raw in lines:
         if not raw.strip():
             continue
@@ -195,6 +197,7 @@ def read_rollout(lines: Iterable[str]) -> History:
             continue
         bare = bare and payload is line
         at = last_at = timestamp(line.get("timestamp"), last_at)
+        records.append((kind, payload, at))
         ptype = payload.get("type")
         if kind == "state":
             continue
@@ -317,6 +320,7 @@ def read_rollout(lines: Iterable[str]) -> History:
                     shell[0], f"{AGENT}:{call_id}", output, code_found, at - shell[1], shell[3]
                 )
                 history.runs.append(PastRun(run, shell[1], shell[2], shell[3]))
+    add_rollout_steps(history, records)
     return history
 
 

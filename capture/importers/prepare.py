@@ -98,7 +98,7 @@ class Judged:
 
 
 class PreparedEdit:
-    __slots__ = ("proposal", "located", "relative", "at", "judged")
+    __slots__ = ("proposal", "located", "relative", "at", "judged", "past")
 
     def __init__(
         self,
@@ -107,12 +107,14 @@ class PreparedEdit:
         relative: str,
         at: float,
         judged: Judged | None,
+        past: PastEdit | None = None,
     ) -> None:
         self.proposal = proposal
         self.located = located
         self.relative = relative
         self.at = at
         self.judged = judged
+        self.past = past  # the transcript's telling of it
 
 
 class PreparedRun:
@@ -175,7 +177,7 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
     )
     if not applied:
         located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
-        return PreparedEdit(proposal, located, relative, past.at, None)
+        return PreparedEdit(proposal, located, relative, past.at, None, past)
     contexts = _contexts(past, hunks)
     now_text = caches.text(path)
     committed = caches.git.after(root, relative, past.at)
@@ -199,7 +201,7 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
         )
         late = (late_outcome, *measures_of(late_measured))
     judged = Judged(outcome, reason, sim, ret, via, late)
-    return PreparedEdit(proposal, located, relative, past.at, judged)
+    return PreparedEdit(proposal, located, relative, past.at, judged, past)
 
 
 def _prepare_run(

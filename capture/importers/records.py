@@ -6,18 +6,22 @@ from __future__ import annotations
 from datetime import datetime
 
 from capture.hooks.agents.facts import Command, Edit
+from capture.hooks.agents.trajectory import Step, task_of
 
-__all__ = ["History", "PastEdit", "PastRun", "Turn", "timestamp"]
+__all__ = ["History", "PastEdit", "PastRun", "Step", "Turn", "timestamp"]
 
 
 class Turn:
-    __slots__ = ("turn_id", "prompt", "at", "model")
+    __slots__ = ("turn_id", "prompt", "at", "model", "task", "task_source")
 
     def __init__(self, turn_id: str, prompt: str | None, at: float, model: str | None) -> None:
         self.turn_id = turn_id
         self.prompt = prompt
         self.at = at
         self.model = model
+        # the request the turn's work answers and where it came from (`trajectory.task_of`)
+        self.task: str | None = None
+        self.task_source: str | None = None
 
 
 class PastEdit:
@@ -57,7 +61,7 @@ class PastRun:
 class History:
     """One transcript: a session of one agent."""
 
-    __slots__ = ("agent", "session_id", "cwd", "turns", "edits", "runs", "bad_lines")
+    __slots__ = ("agent", "session_id", "cwd", "turns", "edits", "runs", "bad_lines", "steps")
 
     def __init__(self, agent: str) -> None:
         self.agent = agent
@@ -67,6 +71,22 @@ class History:
         self.edits: list[PastEdit] = []
         self.runs: list[PastRun] = []
         self.bad_lines = 0
+        # the trajectory: every step in order, with the turn it belongs to
+        self.steps: list[tuple[Step, Turn | None]] = []
+
+    def settle_tasks(self) -> None:
+        """Name each turn's task from the steps before it and its own."""
+        earlier: list[Step] = []
+        index = 0
+        for turn in self.turns:
+            while index < len(self.steps) and self.steps[index][1] is not turn:
+                earlier.append(self.steps[index][0])
+                index += 1
+            own = [step for step, of in self.steps if of is turn]
+            if turn.prompt and not any(s.kind == "user" and not s.harness for s in own):
+                # the prompt is known (a rollout's event) though no message of it was kept
+                own.insert(0, Step("user", turn.at, "", text=turn.prompt))
+            turn.task, turn.task_source = task_of(earlier, own)
 
 
 def timestamp(value: object, default: float) -> float:

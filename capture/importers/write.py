@@ -9,7 +9,8 @@ from __future__ import annotations
 from capture.config import Config
 from capture.importers.git_history import GitHistory
 from capture.importers.prepare import SOURCE, Caches, Prepared, PreparedEdit, prepare
-from capture.importers.records import History
+from capture.importers.records import History, PastEdit
+from capture.importers.trajectory import write_trajectory
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.store.proposal_rows import Observed, Settled
@@ -51,6 +52,7 @@ class _Episodes:
         self.workspaces: dict[str, int] = {}
         self.turns: dict[tuple[str | None, ...], str] = {}
         self.moved: dict[str, float] = {}  # last activity not written yet, by episode
+        self.by_turn: dict[str, str] = {}  # episode by turn id, for the trajectory
 
     def workspace(self, root: str, at: float) -> int:
         if root not in self.workspaces:
@@ -89,6 +91,7 @@ class _Episodes:
         )
         if turn_id:
             self.turns[key] = episode_id
+            self.by_turn.setdefault(turn_id, episode_id)
         return workspace_id, episode_id
 
     def flush(self) -> None:
@@ -139,14 +142,19 @@ def write(
         ensured = _Episodes(recorder)
         episodes: set[str] = set()
         recorded: list[str] = []
+        told: list[tuple[str, PastEdit]] = []  # each recorded proposal and its telling
+        seen: list[PreparedEdit] = []  # recorded before: their episodes get the trajectory
         known = store.known_proposal_keys([e.proposal.dedupe_key or "" for e in prepared.edits])
         for ready in prepared.edits:
             key = ready.proposal.dedupe_key or ""
             if key in known:
                 stats.known += 1
+                seen.append(ready)
                 continue
             known.add(key)  # a transcript may tell one call twice
             recorded.append(_write_edit(recorder, ready, now, ensured))
+            if ready.past is not None:
+                told.append((recorded[-1], ready.past))
             stats.proposals += 1
             stats.rejected += ready.judged is None
         runs_known = store.known_run_keys([r.run.dedupe_key or "" for r in prepared.runs])
@@ -171,6 +179,16 @@ def write(
             recorder.link_run(episode, run_id)
         episodes.update(store.episodes_of(recorded))
         ensured.flush()
+        by_turn = dict(ensured.by_turn)
+        earlier = store.episodes_of_proposal_keys([r.proposal.dedupe_key or "" for r in seen])
+        for ready in seen:
+            found = earlier.get(ready.proposal.dedupe_key or "")
+            turn = ready.past.turn if ready.past else None
+            if found is not None and turn is not None:
+                by_turn.setdefault(turn.turn_id, found)
+                # an episode recorded before from less of the session learns its task here
+                recorder.task(found, turn.task, turn.task_source)
+        write_trajectory(recorder, history, by_turn, told, now=now)
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
         store.close_past_episodes(sorted(episodes), now)

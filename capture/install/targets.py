@@ -91,8 +91,9 @@ TARGETS: dict[str, Target] = {
             ("SessionStart", None),
             ("UserPromptSubmit", None),
             ("PreToolUse", _CLAUDE_TOOLS),
-            ("PostToolUse", _CLAUDE_TOOLS),
-            ("PostToolUseFailure", _CLAUDE_TOOLS),
+            # every tool's result: what the agent read and searched is its trajectory
+            ("PostToolUse", None),
+            ("PostToolUseFailure", None),
             ("Stop", None),
             ("SessionEnd", None),
         ),
@@ -124,7 +125,7 @@ TARGETS: dict[str, Target] = {
             ("SessionStart", None),
             ("UserPromptSubmit", None),
             ("PreToolUse", "Bash|apply_patch"),
-            ("PostToolUse", "Bash|apply_patch"),
+            ("PostToolUse", None),
             ("Stop", None),
         ),
         notes=(

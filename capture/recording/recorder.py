@@ -18,6 +18,7 @@ from capture.errors import InputError
 from capture.files import read_text, relative_to_workspace
 from capture.model import CaseResult, Outcome, ProposalInput, State, TestRunInput
 from capture.store.database import Store
+from capture.store.trajectory_rows import StepRow
 from capture.testruns.testfiles import file_of_test_id, workspace_relative
 
 if TYPE_CHECKING:
@@ -314,6 +315,22 @@ class Recorder:
             self.store.end_open_episodes(
                 workspace_id=workspace_id, agent=agent, session_id=session_id, now=now
             )
+
+    # -- the trajectory ------------------------------------------------------------------------
+
+    def steps(self, steps: Sequence[StepRow], *, now: float) -> int:
+        """What the agent saw and did, in order (`capture.store.trajectory_rows`): steps
+        recorded before, by their key, are not recorded again."""
+        return self.store.add_steps(steps, now=now)
+
+    def before_text(self, proposal_id: str, text: str, *, via: str, now: float) -> None:
+        """The whole file as the agent's edit found it, kept with the proposal."""
+        self.store.set_before_text(proposal_id, text, via, now=now)
+
+    def task(self, episode_id: str, task: str | None, source: str | None) -> None:
+        """The request an episode's work answers and where it came from (set once)."""
+        if task is not None:
+            self.store.set_task(episode_id, task, source)
 
 
 def record_proposal(

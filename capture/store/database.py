@@ -29,6 +29,7 @@ from capture.store.migration_sets import MigrationSet, apply_migration_set
 from capture.store.proposal_rows import ProposalRows
 from capture.store.run_rows import RunRows
 from capture.store.schema import SCHEMA_VERSION, migrate, schema_version
+from capture.store.trajectory_rows import TrajectoryRows
 
 __all__ = ["BUSY_TIMEOUT_MS", "DeferredRollups", "Store"]
 
@@ -54,7 +55,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-class Store(ProposalRows, CheckpointRows, RunRows, EpisodeRows):
+class Store(ProposalRows, CheckpointRows, RunRows, EpisodeRows, TrajectoryRows):
     """One connection to the capture database. Not shared between threads."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:

@@ -236,6 +236,11 @@ def load_episodes(
             signals = late.get(p["id"])
             p["late_signals"] = None if signals is None else signals.as_json(iso)
             p.update(_tier_fields(proposal_tiers.get(p["id"], [])))
+    for episode_proposals in proposals.values():
+        for p in episode_proposals:
+            before = store.before_text(p["id"])
+            p["before_text"], p["before_via"] = before if before else (None, None)
+    trajectories = store.trajectory_json(episode_ids, iso)
     episode_tiers = tier_histories(store.conn, "episode", episode_ids)
     out = []
     for e in episodes:
@@ -243,6 +248,7 @@ def load_episodes(
             e, proposals.get(e[0], []), edited.get(e[0], set()), runs.get(e[0], []), failing
         )
         episode.update(_tier_fields(episode_tiers.get(e[0], [])))
+        episode.update(trajectories[e[0]])
         out.append(episode)
     return out
 

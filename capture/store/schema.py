@@ -338,6 +338,50 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
         "m014_decisions_followups",
         _decision_statements,
     ),
+    (
+        # What the agent saw (see capture.store.trajectory_rows): its steps in order, the texts
+        # they carry stored once by hash, the file before each edit, each episode's task.
+        "m015_trajectory",
+        [
+            """CREATE TABLE IF NOT EXISTS texts (
+                hash TEXT PRIMARY KEY,
+                size INTEGER NOT NULL,
+                codec TEXT NOT NULL,
+                body BLOB NOT NULL,
+                first_at REAL NOT NULL
+            )""",
+            """CREATE TABLE IF NOT EXISTS steps (
+                id INTEGER PRIMARY KEY,
+                key TEXT NOT NULL UNIQUE,
+                at REAL NOT NULL,
+                kind TEXT NOT NULL,
+                text_hash TEXT,
+                tool TEXT,
+                call_id TEXT,
+                input_hash TEXT,
+                is_error INTEGER NOT NULL DEFAULT 0,
+                harness TEXT,
+                parent TEXT,
+                spawned TEXT,
+                path TEXT,
+                done_at REAL,
+                truncated INTEGER NOT NULL DEFAULT 0,
+                episode_id TEXT,
+                session_id TEXT,
+                source TEXT NOT NULL
+            )""",
+            "CREATE INDEX IF NOT EXISTS steps_episode ON steps(episode_id, at, id)",
+            "CREATE INDEX IF NOT EXISTS steps_session ON steps(session_id, at, id)",
+            "CREATE INDEX IF NOT EXISTS steps_at ON steps(at)",
+            """CREATE TABLE IF NOT EXISTS proposal_before (
+                proposal_id TEXT PRIMARY KEY,
+                text_hash TEXT NOT NULL,
+                via TEXT NOT NULL
+            )""",
+            "ALTER TABLE episodes ADD COLUMN task TEXT",
+            "ALTER TABLE episodes ADD COLUMN task_source TEXT",
+        ],
+    ),
 ]
 
 # The moved migrations keep counting: a database stamped by the numbering from before they

@@ -30,6 +30,7 @@ from sync.anonymize.secrets.detect_secrets_engine import DetectSecrets
 from sync.anonymize.text_stage import TIMESTAMP as _TIMESTAMP
 from sync.anonymize.text_stage import EpisodePass as _Pass
 from sync.anonymize.text_stage import TextStage
+from sync.anonymize.trajectory import shared_before, shared_task, shared_trajectory
 
 __all__ = [
     "SHARED_SCHEMA",
@@ -141,12 +142,38 @@ class Anonymizer:
         }  # fmt: skip
         if isinstance(episode.get("tests"), dict):
             out["tests"] = self._tests_summary(episode["tests"], level, state)
+        self._trajectory(episode, out, level, state)
         self._tier_fields(episode, out, level, state)
         if not _EPISODE_FIELDS.issuperset(episode):
             self._extra(episode, out, _EPISODE_FIELDS, level, state)
         out["secrets_redacted"] = state.secrets
         out, serialized, reasons = self.texts.finish(out, state)
         return Projection(out, tuple(reasons), state.secrets, excluded, serialized)
+
+    def _trajectory(
+        self, episode: dict[str, Any], out: dict[str, Any], level: Level, state: _Pass
+    ) -> None:
+        def text(value: str | None, hint: str) -> str | None:
+            return self._text(value, hint, state)
+
+        def path(value: str) -> str:
+            if level is Level.REDACTED:
+                return self.paths.path(
+                    value, hash_file_name=False, scrub=lambda n: text(n, "") or ""
+                )
+            return text(value, "") or ""
+
+        if "task" in episode:
+            out.update(shared_task(episode, level, text))
+        if "trajectory" in episode:
+            out["trajectory"] = shared_trajectory(
+                episode["trajectory"], level, text, self.hashed, path, state.copy
+            )
+        by_id = {p.get("id"): p for p in episode.get("proposals") or ()}
+        for shared in out["proposals"]:
+            source = by_id.get(shared.get("id"))
+            if source is not None and "before_text" in source:
+                shared_before(source, shared, level, text)
 
     def _proposal(self, p: dict[str, Any], level: Level, state: _Pass) -> dict[str, Any]:
         def scrub_name(name: str) -> str:

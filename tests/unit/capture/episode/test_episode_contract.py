@@ -43,6 +43,7 @@ def _local_episode(n: int = 1) -> dict[str, Any]:
     e = make_local(random.Random(n), n)
     for p in e["proposals"]:
         p.update(rules_version=3, late_signals=None, tier=None, tier_history=[])
+        p.update(before_text="def f():\n    return 1\n", before_via="payload")
         for c in p["checkpoints"]:
             c.update(reason=None, rules_version=3, late_seconds=None)
     for r in e["test_runs"]:
@@ -57,6 +58,22 @@ def _local_episode(n: int = 1) -> dict[str, Any]:
         "tests_edited_by_agent": False,
     }
     e.update(tier=None, tier_history=[])
+    step = {
+        "kind": "tool",
+        "at": e["started_at"],
+        "tool": "Read",
+        "call_id": "toolu_1",
+        "input": '{"file_path": "/home/dev/work/shop/a.py"}',
+        "text": "def f():\n    return 1\n",
+        "is_error": False,
+        "harness": None,
+        "subagent": None,
+        "spawned": None,
+        "path": "/home/dev/work/shop/a.py",
+        "truncated": False,
+    }
+    e.update(task=e["prompt"], task_source="prompt")
+    e["trajectory"] = {"tool_calls": {"Read": 1}, "steps": [step], "truncated": False}
     return e
 
 
