@@ -38,6 +38,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("capture.cli.demo_cmd", "run a scripted editor session against a real server"),
     "sync": ("capture.cli.sync_cmd", "opt-in upload of anonymized episodes to a team collector"),
     "export": ("capture.cli.export_cmd", "training data: TRL SFT/DPO/KTO, OpenAI, episode JSONL"),
+    "watch": (
+        "capture.cli.watch_cmd",
+        "follow pending files for terminal agents (the hook starts it)",
+    ),
 }
 
 
