@@ -102,3 +102,66 @@ def _observed(home: Path) -> int:
 
     found = rows(home, "SELECT count(*) FROM checkpoints WHERE observed_at IS NOT NULL")
     return int(found[0][0]) if found else 0
+
+
+def _log(home: Path) -> list[str]:
+    path = home / "state" / "log" / "watcher.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_one_watcher_per_installation_and_it_exits_by_itself(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    env = {**WATCHER_ENV, "CAPTURE_WINDOWS": "1s,2s", "CAPTURE_WATCHER_IDLE": "5s"}
+    first, second = git_workspace(tmp_path, "first"), git_workspace(tmp_path, "second")
+    home = run_capture.home  # type: ignore[attr-defined]
+    other_home = tmp_path / "other-home"
+    with stopping_watchers(home, other_home):
+        agent_edit(run_capture, first, env)
+        pid = wait_for(lambda: watcher_pid(home), "the hook to start the watcher", 30)
+        agent_edit(run_capture, second, env)  # a second hook while it runs
+        assert watcher_pid(home) == pid
+        # another installation gets its own
+        agent_edit(run_capture, tmp_path / "first", {**env, "CAPTURE_HOME": str(other_home)})
+        other = wait_for(lambda: watcher_pid(other_home), "the other home's watcher", 30)
+        assert other != pid
+        # nothing pending once the 2 s windows are measured: each exits by itself
+        wait_for(lambda: watcher_pid(home) is None, "the watcher to exit", 60)
+        wait_for(lambda: watcher_pid(other_home) is None, "the other watcher to exit", 60)
+    assert sum("] started" in line for line in _log(home)) == 1
+    assert any("nothing pending: exiting" in line for line in _log(home))
+    assert any("nothing pending: exiting" in line for line in _log(other_home))
+    assert _observed(home) == 4  # two proposals, two windows each, all measured
+
+
+def test_a_commit_of_the_agents_lines_is_named_while_the_watcher_runs(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    env = {**WATCHER_ENV, "CAPTURE_WINDOWS": "1s,2s", "CAPTURE_WATCHER_IDLE": "120s"}
+    ws = git_workspace(tmp_path)
+    home = run_capture.home  # type: ignore[attr-defined]
+    with stopping_watchers(home):
+        agent_edit(run_capture, ws, env)
+        wait_for(lambda: watcher_pid(home), "the hook to start the watcher", 30)
+        wait_for(lambda: _settled(home), "the edit to be settled", 60)
+        git(ws, "commit", "-q", "-am", "round half-up")
+        sha = git(ws, "rev-parse", "HEAD")
+        # no command of ours runs: the watcher sees HEAD move and runs the late pass
+        wait_for(lambda: _committed(home) == sha, "the late pass to name the commit", 60)
+        episode = show(run_capture)
+    (proposal,) = episode["proposals"]
+    assert proposal["outcome"] == "kept"
+    assert proposal["late_signals"]["commit"] == sha
+
+
+def _settled(home: Path) -> bool:
+    from tests.support.hook_support import rows
+
+    return bool(rows(home, "SELECT 1 FROM proposals WHERE settled_at IS NOT NULL"))
+
+
+def _committed(home: Path) -> str | None:
+    from tests.support.hook_support import rows
+
+    found = rows(home, "SELECT commit_sha FROM late_signals WHERE commit_sha IS NOT NULL")
+    return str(found[0][0]) if found else None
