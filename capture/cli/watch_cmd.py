@@ -20,10 +20,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stay attached to this terminal and print what the watcher does",
     )
+    parser.add_argument(
+        "--stay",
+        action="store_true",
+        help="keep running with nothing pending (as a user service does)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     import contextlib
+    import dataclasses
     import os
     import time
 
@@ -53,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     store = Store.open(config.paths.db)
     try:
+        if args.stay:
+            config = dataclasses.replace(config, watcher_idle=float("inf"))
         watcher = Watcher(store, config)
         if args.foreground:
             original = watcher.log
