@@ -13,6 +13,11 @@ __all__ = ["Watches"]
 
 Notify = Callable[[str], None]
 
+#: The watchdog events that may change a file's text ("closed": closed after writing). An open
+#: or a close without writing never does, and reacting to one would read the file again, which
+#: opens it again.
+CHANGES = frozenset({"modified", "created", "deleted", "moved", "closed"})
+
 
 def _observer() -> Any:
     from watchdog.observers import Observer
@@ -30,6 +35,8 @@ class _Handler:
         self._watches = watches
 
     def dispatch(self, event: Any) -> None:
+        if getattr(event, "event_type", None) not in CHANGES:
+            return  # opened, closed without writing: our own reads among them
         for path in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
             if isinstance(path, bytes):
                 path = os.fsdecode(path)
