@@ -19,7 +19,7 @@ from capture.edits.windows import lateness
 from capture.files import read_text
 from capture.model import ProposalInput, State
 from capture.recording.coverage import watched_coverage
-from capture.store.change_rows import file_changes
+from capture.store.change_rows import changes_by_file
 from capture.store.checkpoint_rows import CheckpointResult, DueCheckpoint
 from capture.store.database import Store
 
@@ -193,14 +193,21 @@ def observe_due(
         by_file[(checkpoint.workspace_id, checkpoint.root, checkpoint.path)].append(checkpoint)
     total = ObserveReport()
     files = list(by_file.items())
+    recorded = {}
+    if coverage is not None and files:
+        # a change that counts is one the watcher recorded after the edit: none is older than
+        # the earliest due time less the longest window (a late check reads only what is left)
+        oldest = min(c.due_at for c in due) - config.final_window.seconds - 1.0
+        recorded = changes_by_file(store.conn, max(coverage.start, oldest), coverage.until)
     # Files are grouped into transactions of a few dozen: one commit per file costs more than
     # the work, and a group still holds the write lock for only tens of milliseconds.
     for i in range(0, len(files), FILES_PER_TRANSACTION):
         with store.transaction():
             for (workspace_id, root, path), checkpoints in files[i : i + FILES_PER_TRANSACTION]:
                 if coverage is not None:
+                    changes = recorded.get((root, path), [])
                     checkpoints = _replay(
-                        store, workspace_id, root, path, checkpoints, coverage, total
+                        store, workspace_id, path, changes, checkpoints, coverage, total
                     )
                 if not checkpoints:
                     continue
@@ -239,8 +246,8 @@ def _by_lateness(
 def _replay(
     store: Store,
     workspace_id: int,
-    root: str,
     path: str,
+    changes: Sequence[tuple[float, str | None]],
     checkpoints: Sequence[DueCheckpoint],
     coverage: Coverage,
     total: ObserveReport,
@@ -254,12 +261,7 @@ def _replay(
         return list(checkpoints)
     seen = store.baseline_seen(workspace_id, path)
     baseline = None if seen is None else Change(seen[1], seen[0])
-    recorded = [
-        Change(at, text)
-        for at, text in file_changes(
-            store.conn, root, path, coverage.start, min(last_due, coverage.until)
-        )
-    ]
+    recorded = [Change(at, text) for at, text in changes if at <= last_due]
     if not recorded:
         return list(checkpoints)
     left: list[DueCheckpoint] = []

@@ -7,7 +7,7 @@ import json
 
 from capture.connection import sqlite3
 
-__all__ = ["FILE_CHANGE", "change_payload", "file_changes"]
+__all__ = ["FILE_CHANGE", "change_payload", "changes_by_file"]
 
 #: The event kind of one change of a tracked file, with the file's new text.
 FILE_CHANGE = "file-change"
@@ -18,24 +18,27 @@ def change_payload(path: str, text: str | None) -> str:
     return json.dumps({"path": path, "text": text}, ensure_ascii=False)
 
 
-def file_changes(
-    conn: sqlite3.Connection, root: str, path: str, since: float, until: float
-) -> list[tuple[float, str | None]]:
-    """(at, text) of the recorded changes of one file in (since, until], oldest first."""
+def changes_by_file(
+    conn: sqlite3.Connection, since: float, until: float
+) -> dict[tuple[str, str], list[tuple[float, str | None]]]:
+    """Every recorded change in [since, until], per (workspace root, path), oldest first: one
+    read for all the files a pass evaluates."""
+    found: dict[tuple[str, str], list[tuple[float, str | None]]] = {}
     rows = conn.execute(
-        """SELECT at, payload FROM events WHERE kind = ? AND workspace = ? AND at > ? AND at <= ?
+        """SELECT at, workspace, payload FROM events WHERE kind = ? AND at >= ? AND at <= ?
            ORDER BY at, id""",
-        (FILE_CHANGE, root, since, until),
+        (FILE_CHANGE, since, until),
     )
-    found: list[tuple[float, str | None]] = []
-    for at, payload in rows:
+    for at, root, payload in rows:
         try:
             data = json.loads(payload)
         except (TypeError, ValueError):
             continue
-        if isinstance(data, dict) and data.get("path") == path:
+        if isinstance(data, dict) and isinstance(data.get("path"), str):
             text = data.get("text")
-            found.append((float(at), text if isinstance(text, str) else None))
+            found.setdefault((str(root), data["path"]), []).append(
+                (float(at), text if isinstance(text, str) else None)
+            )
     return found
 
 
