@@ -4,6 +4,7 @@ user's later changes on disk are measured at each checkpoint's due time."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -165,3 +166,37 @@ def _committed(home: Path) -> str | None:
 
     found = rows(home, "SELECT commit_sha FROM late_signals WHERE commit_sha IS NOT NULL")
     return str(found[0][0]) if found else None
+
+
+def test_a_repository_of_100000_files_is_not_watched_whole(
+    tmp_path: Path, run_capture: RunCapture
+) -> None:
+    ws = git_workspace(tmp_path)
+    for i in range(1000):
+        folder = ws / "vendor" / f"pkg{i}"
+        folder.mkdir(parents=True)
+        for j in range(100):
+            (folder / f"m{j}.py").touch()
+    home = run_capture.home  # type: ignore[attr-defined]
+    env = {**WATCHER_ENV, "CAPTURE_WINDOWS": "30s,1m"}
+    with stopping_watchers(home):
+        agent_edit(run_capture, ws, env)
+        wait_for(lambda: watcher_pid(home), "the hook to start the watcher", 30)
+        status = home / "state" / "watcher.json"
+        wait_for(
+            lambda: status.exists() and json.loads(status.read_text())["files"] == 1,
+            "the watcher to follow the edited file",
+            60,
+        )
+        # one watch, on the edited file's folder, among 1,001 folders of 100,001 files
+        assert json.loads(status.read_text())["folders"] == [str(ws / "invoicer")]
+        totals = ws / "invoicer" / "totals.py"
+        totals.write_text(totals.read_text() + "# reviewed\n")  # the user's own change
+        wait_for(lambda: _recorded_text(home, "# reviewed"), "the change to be recorded", 60)
+
+
+def _recorded_text(home: Path, needle: str) -> bool:
+    from tests.support.hook_support import rows
+
+    found = rows(home, "SELECT payload FROM events WHERE kind = 'file-change'")
+    return any(needle in (json.loads(r[0])["text"] or "") for r in found)
