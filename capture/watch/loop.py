@@ -16,8 +16,6 @@ from capture.config import Config
 from capture.edits.history import Coverage
 from capture.files import read_text
 from capture.recording.coverage import WatcherStatus, write_status
-from capture.recording.late_git import late_pass
-from capture.recording.late_tiers import episodes_of, recompute_tiers
 from capture.recording.observer import observe_due
 from capture.recording.recorder import Recorder
 from capture.store.change_rows import known_roots, pending_files
@@ -253,6 +251,11 @@ class Watcher:
             return
         self._settled = False
         self._late_at = now
+        # imported when first needed: the watcher's start is on the clock of an edit's first
+        # checkpoint, the late pass is not
+        from capture.recording.late_git import late_pass
+        from capture.recording.late_tiers import episodes_of, recompute_tiers
+
         for root in moved or roots:
             try:
                 late = late_pass(self.store, now=now, under=root)
