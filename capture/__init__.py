@@ -23,6 +23,7 @@ what it decides, and where it imports less than its layer allows. Nothing in the
     7  telemetry/      the agents' OpenTelemetry: the OTLP receiver, decisions from events
     8  importers/      backfilling history from agents' transcripts
     8  report/         personal statistics
+    8  watch/          the watcher for terminal agents: pending files followed on disk
     9  export/         training data: tiers into the formats trainers load
    10  cli/            the `capture` command, a thin shell over all of the above
    11  __main__        `python -m capture`

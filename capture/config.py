@@ -21,6 +21,9 @@ __all__ = ["Config", "load_config"]
 
 #: Agent turns with no ids of their own fall into one episode while they come this close together.
 DEFAULT_EPISODE_GAP = 300.0
+#: The watcher stays this long after its last pending checkpoint: a commit of the agent's lines
+#: soon after still reaches the late pass without a manual step.
+DEFAULT_WATCHER_IDLE = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,10 @@ class Config:
     junit_reports: tuple[str, ...] | None = None
     #: Whether `capture serve` watches its workspaces' report paths for JUnit reports.
     watch_reports: bool = True
+    #: Whether the hook starts the watcher for terminal agents (`capture watch`) on demand.
+    watcher: bool = True
+    #: The watcher exits after nothing has been pending this long.
+    watcher_idle: float = DEFAULT_WATCHER_IDLE
 
     @property
     def final_window(self) -> Window:
@@ -94,6 +101,13 @@ def load_config(env: dict[str, str] | None = None) -> Config:
         watch = env["CAPTURE_WATCH_JUNIT_REPORTS"].strip().lower() not in ("0", "false", "no")
     if not isinstance(watch, bool):
         raise ConfigError(f"{paths.config_file}: watch_junit_reports must be true or false")
+    watcher = section.get("watcher", True)
+    if env.get("CAPTURE_WATCHER"):
+        watcher = env["CAPTURE_WATCHER"].strip().lower() not in ("0", "false", "no", "off")
+    if not isinstance(watcher, bool):
+        raise ConfigError(f"{paths.config_file}: watcher must be true or false")
+    idle_spec = env.get("CAPTURE_WATCHER_IDLE") or section.get("watcher_idle")
+    idle = parse_duration(str(idle_spec)) if idle_spec else DEFAULT_WATCHER_IDLE
     return Config(
         paths=paths,
         windows=windows,
@@ -103,6 +117,8 @@ def load_config(env: dict[str, str] | None = None) -> Config:
         test_commands=_patterns(section.get("test_commands", []), paths.config_file),
         junit_reports=junit,
         watch_reports=watch,
+        watcher=watcher,
+        watcher_idle=idle,
     )
 
 

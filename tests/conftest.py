@@ -46,6 +46,9 @@ def capture_env(home: Path, **extra: str) -> dict[str, str]:
     # The same guard in the subprocess (deny-remote unless a test asks for deny-all).
     env["PYTHONPATH"] = os.pathsep.join([str(NETGUARD), str(ROOT), env.get("PYTHONPATH", "")])
     env.setdefault("CAPTURE_WINDOWS", "300ms,600ms,1s")
+    # The hook starts no watcher unless a test asks for one (tests/e2e/test_watcher*.py): a
+    # watcher outlives the test that started it by its idle time.
+    env.setdefault("CAPTURE_WATCHER", "off")
     env.pop("NO_COLOR", None)
     env.update(extra)
     return env
@@ -56,6 +59,7 @@ def capture_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "capture-home"
     monkeypatch.setenv("CAPTURE_HOME", str(home))
     monkeypatch.setenv("CAPTURE_WINDOWS", "300ms,600ms,1s")
+    monkeypatch.setenv("CAPTURE_WATCHER", "off")
     return home
 
 

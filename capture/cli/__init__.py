@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sync": ("capture.cli.sync_cmd", "opt-in upload of anonymized episodes to a team collector"),
     "export": ("capture.cli.export_cmd", "training data: TRL SFT/DPO/KTO, OpenAI, episode JSONL"),
     "otlp": ("capture.cli.otlp_cmd", "receive the agents' OpenTelemetry (OTLP/HTTP) decisions"),
+    "watch": (
+        "capture.cli.watch_cmd",
+        "follow pending files for terminal agents (the hook starts it)",
+    ),
 }
 
 

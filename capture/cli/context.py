@@ -27,6 +27,22 @@ class Context:
             drain(store, self.config)
         return store
 
+    def settle(self) -> None:
+        """Evaluate what is due before a reading command answers (`report`, `show`, `episodes`,
+        `export`): a checkpoint the watcher's recorded changes cover is rebuilt from them, the
+        rest are measured now and marked late."""
+        import contextlib
+        import os
+
+        if os.environ.get("CAPTURE_SETTLE", "").strip().lower() in ("0", "off", "false", "no"):
+            return  # a database read as it is (a copy from another machine, a fixture)
+        from capture.connection import sqlite3
+        from capture.recording.observer import observe_due
+
+        # a read-only or busy database: the command answers with what it holds
+        with contextlib.suppress(sqlite3.OperationalError):
+            observe_due(self.store, self.config, now=self.now())
+
     @staticmethod
     def now() -> float:
         return time.time()

@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
         "windows": [w.label for w in ctx.config.windows],
         "late_window": ctx.config.late.seconds,
     }
+    from capture.watch.report import watcher_lines, watcher_state
+
+    report["watcher"] = watcher_state(ctx.config)
     ok = True
     try:
         store = ctx.store
@@ -109,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"windows   {', '.join(report['windows'])} (late check after {ctx.config.late.seconds:g}s)"
     )
+    for line in watcher_lines(report["watcher"]):
+        print(line)
     db = report["database"]
     if "error" in db:
         print(f"database  ERROR: {db['error']}")

@@ -19,6 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ctx = Context()
+    ctx.settle()
     since = parse_since(args.since, ctx.now()) if args.since else None
     episodes = load_episodes(ctx.store, since=since, limit=args.limit, workspace=args.workspace)
     if args.json:

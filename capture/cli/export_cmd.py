@@ -167,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
     from capture.export.writer import run_export
 
     ctx = Context()
+    ctx.settle()
     since = parse_since(args.since, ctx.now()) if args.since else None
     plan = plan_from(args, args.level, {"workspace": args.workspace})
     history = any(f.name == "episodes" for f in plan.formats)

@@ -14,9 +14,12 @@ from capture.hooks.payloads import MAX_PAYLOAD_BYTES, parse_payload, reply_for
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
     from typing import BinaryIO
 
+    from capture.config import Config
     from capture.hooks.snapshot import Snapshot
+    from capture.store.database import Store
 
 __all__ = [
     "configure",
@@ -26,6 +29,7 @@ __all__ = [
     "main_fast",
     "read_args",
     "run",
+    "start_watcher",
 ]
 
 _CHUNK = 1 << 20
@@ -144,15 +148,15 @@ def hook(agent: str, event: str | None, payload_arg: str | None) -> int:
     if agent in _AGENT_NAMES and 0 < size <= MAX_PAYLOAD_BYTES and raw.strip():
         path = inbox.db_path(os.environ)
         cwd = os.getcwd()
-        if inbox.enqueue(
-            path, agent, event, raw, cwd, inbox.queue_env(), snapshots=_snapshots(raw, cwd, event)
-        ):
+        snapshots = _snapshots(raw, cwd, event)
+        if inbox.enqueue(path, agent, event, raw, cwd, inbox.queue_env(), snapshots=snapshots):
             reply = reply_for(agent, event, raw)
             if reply is not None:
                 sys.stdout.write(reply + "\n")
                 sys.stdout.flush()
-            if not inbox.detach(drain_queue):
-                drain_queue()
+            edited = [s.path for s in snapshots]
+            if not inbox.detach(lambda: drain_queue(edited=edited)):
+                drain_queue(edited=edited)
             return 0
     return hook_now(agent, event, raw, size)
 
@@ -188,8 +192,10 @@ def _snapshots(raw: bytes, cwd: str, event: str | None) -> list[Snapshot]:
 _AGENT_NAMES = frozenset({"claude-code", "cursor", "codex", "gemini", "copilot"})
 
 
-def drain_queue() -> None:
-    """Apply every queued payload (in the detached child). Never raises."""
+def drain_queue(*, edited: Sequence[str] = ()) -> None:
+    """Apply every queued payload (in the detached child). Never raises. `edited`: the files
+    the payload edits, handed to the watcher (started first when none runs) before the payload
+    is applied: its first checkpoint may be due in seconds."""
     try:
         from capture.config import load_config
         from capture.hooks.queue import drain
@@ -198,9 +204,12 @@ def drain_queue() -> None:
         config = load_config()
         if not config.paths.db.exists():
             return  # removed since the payload was queued: do not make a new one
+        if edited:
+            _start_watcher_early(config, edited)
         store = Store.open(config.paths.db)
         try:
             drain(store, config)
+            start_watcher(store, config)
         finally:
             store.close()
     except BaseException as exc:  # noqa: BLE001 - logged, never raised into the agent
@@ -208,6 +217,30 @@ def drain_queue() -> None:
         from capture.paths import resolve_paths
 
         log_line(resolve_paths().log_dir, "-", None, f"queue: {type(exc).__name__}: {exc}")
+
+
+def _start_watcher_early(config: Config, edited: Sequence[str]) -> None:
+    try:
+        from capture.watch.spawn import start_if_stopped
+
+        start_if_stopped(config, edited)
+    except Exception as exc:  # noqa: BLE001 - logged, never raised into the agent
+        from capture.hooks.log import log_line
+
+        log_line(config.paths.log_dir, "-", None, f"watcher: {type(exc).__name__}: {exc}")
+
+
+def start_watcher(store: Store, config: Config) -> None:
+    """Start the watcher when checkpoints are pending and none runs (rare: it stays up while
+    anything is pending). Never raises: without it, checkpoints are measured late, as before."""
+    try:
+        from capture.watch.spawn import ensure_watcher
+
+        ensure_watcher(store, config)
+    except Exception as exc:  # noqa: BLE001 - logged, never raised into the agent
+        from capture.hooks.log import log_line
+
+        log_line(config.paths.log_dir, "-", None, f"watcher: {type(exc).__name__}: {exc}")
 
 
 def hook_now(agent: str, event: str | None, raw: bytes, size: int) -> int:
@@ -254,11 +287,18 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
 
     config = load_config()
     store = Store.open(config.paths.db)
+    if config.watcher:
+        from capture.hooks.snapshot import edit_paths
+
+        edited = edit_paths(raw, os.getcwd(), event)
+        if edited:
+            _start_watcher_early(config, edited)
     try:
         # an agent waits on this process: give up on a locked database sooner than the store's
         # default (the payload is then only in the log line)
         store.set_busy_timeout(10_000)
         report = ingest(store, config, reading, text, now=now, fallback_cwd=os.getcwd())
+        start_watcher(store, config)
     finally:
         store.close()
     problems.extend(report.problems)

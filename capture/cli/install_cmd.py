@@ -25,8 +25,9 @@ BACKUP_SUFFIX = ".capture-backup"
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "agent",
-        choices=[*sorted(TARGETS), "git"],
-        help="the agent to wire up (git: this repository's post-commit hook, for late signals)",
+        choices=[*sorted(TARGETS), "git", "watcher"],
+        help="the agent to wire up (git: this repository's post-commit hook, for late signals; "
+        "watcher: `capture watch` as a user service, always on)",
     )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
@@ -175,11 +176,43 @@ def _run_git(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_watcher(args: argparse.Namespace) -> int:
+    """`capture watch` as a user service (systemd on Linux, launchd on macOS)."""
+    from capture.watch.service import service_file, service_text, start_hint
+
+    if args.scope == "project":
+        args.scope = "user"  # a service is the user's, whatever the default scope
+    installing = args.command == "install"
+    path = service_file(sys.platform, os.environ)
+    old = _read(path)
+    new = service_text(sys.platform, hook_argv("watcher")[:-2], os.environ) if installing else None
+    if args.dry_run:
+        if new != old:
+            sys.stdout.write(_diff(path, old, new))
+        return 0
+    if new == old:
+        state = "already installed at" if installing else "not installed at"
+        print(f"watcher: service {state} {path}; nothing to change")
+        return 0
+    # our own file, whole: no backup (a stray copy beside a unit is noise to its manager)
+    if new is None:
+        path.unlink()
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(new, encoding="utf-8")
+    hint = start_hint(sys.platform, path, installing)
+    print(f"watcher: service {'written to' if installing else 'removed from'} {path}")
+    print(f"{'start' if installing else 'stop'} it with: {hint}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "otel", False):
         return _run_otel(args)
     if args.agent == "git":
         return _run_git(args)
+    if args.agent == "watcher":
+        return _run_watcher(args)
     target = TARGETS[args.agent]
     installing = args.command == "install"
     path = _settings_path(target, args.scope)

@@ -66,6 +66,7 @@ def _workspace(args: argparse.Namespace, ctx: Context) -> tuple[str | None, int 
 
 def run(args: argparse.Namespace) -> int:
     ctx = Context()
+    ctx.settle()
     now = ctx.now()
     since, until = _period(args, now)
     workspace, workspace_id = _workspace(args, ctx)

@@ -150,6 +150,7 @@ def _tests_summary(tests: dict | None) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     ctx = Context()
+    ctx.settle()
     episode_id = ctx.store.resolve_episode_id(args.id)
     (episode,) = load_episodes(ctx.store, ids=[episode_id])
     decisions = _decisions(ctx, episode)

@@ -11,16 +11,39 @@ from pathlib import Path
 from typing import Any
 
 from capture.config import Config
+from capture.edits.history import Change, Coverage, text_at
 from capture.edits.outcomes import decide
 from capture.edits.regions import Region
 from capture.edits.tracking import TrackedHunk, follow, measure_gone, measure_hunks
 from capture.edits.windows import lateness
 from capture.files import read_text
 from capture.model import ProposalInput, State
+from capture.recording.coverage import watched_coverage
+from capture.store.change_rows import changes_by_file
 from capture.store.checkpoint_rows import CheckpointResult, DueCheckpoint
 from capture.store.database import Store
 
-__all__ = ["ObserveReport", "follow_to", "observe_due", "observe_file", "tracked_hunks"]
+__all__ = [
+    "DISK_LATE",
+    "DISK_WATCHED",
+    "ObserveReport",
+    "follow_to",
+    "observe_due",
+    "observe_file",
+    "tracked_hunks",
+]
+
+#: How a checkpoint read the region: rebuilt from the changes a watcher recorded, on time.
+DISK_WATCHED = "disk-watched"
+#: Read on disk after its due time, because nothing recorded what the file held then.
+DISK_LATE = "disk-late"
+
+
+class _Unset:
+    pass
+
+
+_UNSET = _Unset()
 
 FILES_PER_TRANSACTION = 32
 
@@ -156,27 +179,53 @@ def observe_due(
     text_of: TextSource = _disk_text,
     exists: ExistsSource = _on_disk,
     via: str = "disk",
+    coverage: Coverage | None | _Unset = _UNSET,
 ) -> ObserveReport:
-    """Evaluate every checkpoint due at `now`, one file at a time."""
-    del config  # windows are fixed per checkpoint when it is scheduled
+    """Evaluate every checkpoint due at `now`, one file at a time. A checkpoint whose due time
+    the watcher's recorded changes cover is rebuilt from them (`via` disk-watched, on time);
+    the others read the disk now, `disk-late` when that is late. `coverage`: the span the
+    changes cover (default: the watcher's status file says)."""
+    if isinstance(coverage, _Unset):
+        coverage = watched_coverage(config.paths.state_dir)
     due = store.due_checkpoints(now, workspace_root=workspace_root, paths=paths)
     by_file: dict[tuple[int, str, str], list[DueCheckpoint]] = defaultdict(list)
     for checkpoint in due:
         by_file[(checkpoint.workspace_id, checkpoint.root, checkpoint.path)].append(checkpoint)
     total = ObserveReport()
     files = list(by_file.items())
+    recorded = {}
+    if coverage is not None and files:
+        # a change that counts is one the watcher recorded after the edit: none is older than
+        # the earliest due time less the longest window (a late check reads only what is left)
+        oldest = min(c.due_at for c in due) - config.final_window.seconds - 1.0
+        recorded = changes_by_file(store.conn, max(coverage.start, oldest), coverage.until)
     # Files are grouped into transactions of a few dozen: one commit per file costs more than
     # the work, and a group still holds the write lock for only tens of milliseconds.
     for i in range(0, len(files), FILES_PER_TRANSACTION):
         with store.transaction():
             for (workspace_id, root, path), checkpoints in files[i : i + FILES_PER_TRANSACTION]:
+                if coverage is not None:
+                    changes = recorded.get((root, path), [])
+                    checkpoints = _replay(
+                        store, workspace_id, path, changes, checkpoints, coverage, total
+                    )
+                if not checkpoints:
+                    continue
                 text = text_of(root, path)
                 gone = text is None and not exists(root, path)
-                report = observe_file(
-                    store, workspace_id, path, text, checkpoints, now=now, via=via, gone=gone
-                )
-                total.checkpoints += report.checkpoints
-                total.settled.extend(report.settled)
+                for late, group in _by_lateness(checkpoints, now):
+                    report = observe_file(
+                        store,
+                        workspace_id,
+                        path,
+                        text,
+                        group,
+                        now=now,
+                        via=DISK_LATE if late and via == "disk" else via,
+                        gone=gone,
+                    )
+                    total.checkpoints += report.checkpoints
+                    total.settled.extend(report.settled)
     if total.settled:
         # Outcomes settled: the tiers they decide are kept now, whoever observed them (a hook's
         # drain, the server, `capture observe`).
@@ -184,3 +233,53 @@ def observe_due(
 
         recompute_tiers(store, episodes_of(store, total.settled), now=now)
     return total
+
+
+def _by_lateness(
+    checkpoints: Sequence[DueCheckpoint], now: float
+) -> list[tuple[bool, list[DueCheckpoint]]]:
+    on_time = [c for c in checkpoints if lateness(c.due_at, now) is None]
+    late = [c for c in checkpoints if lateness(c.due_at, now) is not None]
+    return [(False, on_time), (True, late)]
+
+
+def _replay(
+    store: Store,
+    workspace_id: int,
+    path: str,
+    changes: Sequence[tuple[float, str | None]],
+    checkpoints: Sequence[DueCheckpoint],
+    coverage: Coverage,
+    total: ObserveReport,
+) -> list[DueCheckpoint]:
+    """Evaluate the checkpoints whose due time the recorded changes cover, in time order, each
+    against the text the file held then; returns the others. The regions move from the last
+    text measured straight to that text, as from a read of the disk: not through every change
+    in between, which may be a moment of a write (git truncates a file, then writes it)."""
+    last_due = max(c.due_at for c in checkpoints)
+    if last_due < coverage.start:
+        return list(checkpoints)
+    seen = store.baseline_seen(workspace_id, path)
+    baseline = None if seen is None else Change(seen[1], seen[0])
+    recorded = [Change(at, text) for at, text in changes if at <= last_due]
+    if not recorded:
+        return list(checkpoints)
+    left: list[DueCheckpoint] = []
+    for checkpoint in sorted(checkpoints, key=lambda c: c.due_at):
+        known, text = text_at(recorded, checkpoint.due_at, coverage, baseline)
+        if not known:
+            left.append(checkpoint)
+            continue
+        report = observe_file(
+            store,
+            workspace_id,
+            path,
+            text,
+            [checkpoint],
+            now=checkpoint.due_at,
+            via=DISK_WATCHED,
+            gone=text is None,
+        )
+        total.checkpoints += report.checkpoints
+        total.settled.extend(report.settled)
+    return left

@@ -73,6 +73,17 @@ class Recorder:
         """Append one input, as received, to the event log."""
         return self.store.append_event(kind, payload, at=at, source=source, workspace=workspace)
 
+    def file_change(self, root: str, path: str, text: str | None, *, at: float) -> int:
+        """A tracked file's new text as a watcher saw it at `at` (None: the file is gone):
+        appended to the event log, where a checkpoint due then is rebuilt from it
+        (`capture.recording.observer`). Regions move when the checkpoint is evaluated."""
+        from capture.store.change_rows import FILE_CHANGE, change_payload
+
+        with self.store.transaction():
+            return self.event(
+                FILE_CHANGE, change_payload(path, text), at=at, source="watcher", workspace=root
+            )
+
     # -- proposals -----------------------------------------------------------------------------
 
     def proposal(self, proposal: ProposalInput, *, now: float, raw: str | None = None) -> str:

@@ -182,5 +182,10 @@ def test_scripted_session(tmp_path: Path, capture_home: Path, run_capture: RunCa
     }
     assert episode["settled_at"] is not None
     edit = next(p for p in episode["proposals"] if p["tool"] == "Edit" and p["state"] == "applied")
-    assert [c["via"] for c in edit["checkpoints"] if c["window"] != "late"] == ["disk"] * 3
+    # read on disk by the hook calls: `disk-late` where a busy machine delayed the read
+    # past its due time by more than the tolerance, with the delay
+    windows = [c for c in edit["checkpoints"] if c["window"] != "late"]
+    assert [c["via"] for c in windows] == [
+        "disk" if c["late_seconds"] is None else "disk-late" for c in windows
+    ]
     assert log_lines(capture_home) == []

@@ -35,7 +35,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def capture(
     home: Path, *args: str, cwd: Path | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    full = capture_env(home, TZ=env.pop("TZ", "UTC"), **env)
+    # the fixture is read as it was built, its pending proposals left pending (a reading command
+    # would otherwise measure their overdue checkpoints against this machine's disk)
+    full = capture_env(home, TZ=env.pop("TZ", "UTC"), CAPTURE_SETTLE="off", **env)
     return subprocess.run(
         [sys.executable, "-m", "capture", *args],
         capture_output=True,

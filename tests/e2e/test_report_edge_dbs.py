@@ -28,7 +28,8 @@ def capture(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
         [sys.executable, "-m", "capture", *args],
         capture_output=True,
         text=True,
-        env=capture_env(home, TZ="UTC", **env),
+        # each database is read as it is, what it holds pending left pending
+        env=capture_env(home, TZ="UTC", CAPTURE_SETTLE="off", **env),
         cwd=home.parent,
         timeout=120,
     )

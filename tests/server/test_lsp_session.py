@@ -17,6 +17,9 @@ ORIGINAL = "def total(items):\n    return 0\n\n\ndef main():\n    print(total([1
 OLD = "    return 0\n"
 NEW = "    result = 0\n    for item in items:\n        result += item\n    return result\n"
 
+#: A file no editor holds is read on disk (`disk-late` when a busy machine delayed the read).
+DISK = {"disk", "disk-late"}
+
 
 def workspace(tmp_path: Path, *names: str, text: str = ORIGINAL) -> Path:
     root = tmp_path / "project"
@@ -79,7 +82,7 @@ async def test_kept_edited_undone_through_the_editor(tmp_path: Path, capture_hom
     vias = checkpoint_vias(capture_home)
     assert vias["kept.py"] == {"editor"}
     assert vias["undone.py"] == {"editor"}
-    assert vias["edited.py"] == {"disk"}
+    assert vias["edited.py"] and vias["edited.py"] <= DISK  # late on a busy machine: disk-late
     # What the server mirrored is what the editor holds.
     baselines = {
         r["path"]: r["text"] for r in query(capture_home, "SELECT path, text FROM tracked_files")
@@ -151,7 +154,7 @@ async def test_proposal_recorded_by_another_process(
     assert rows["closed.py"]["similarity"] < 1.0
     vias = checkpoint_vias(capture_home)
     assert vias["open.py"] == {"editor"}
-    assert vias["closed.py"] == {"disk"}
+    assert vias["closed.py"] and vias["closed.py"] <= DISK
 
 
 async def wait_for_tracking(editor: Editor, count: int) -> dict:

@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("capture.recording",),
     ("capture.testruns.sources",),
     ("capture.hooks", "capture.telemetry"),
-    ("capture.importers", "capture.report"),
+    ("capture.importers", "capture.report", "capture.watch"),
     ("capture.export",),
     ("capture.cli",),
     ("capture.__main__",),
