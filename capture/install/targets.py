@@ -93,6 +93,8 @@ TARGETS: dict[str, Target] = {
             ("PreToolUse", _CLAUDE_TOOLS),
             ("PostToolUse", _CLAUDE_TOOLS),
             ("PostToolUseFailure", _CLAUDE_TOOLS),
+            # the only event that carries a denied edit's denial (2.1.19x)
+            ("PostToolBatch", None),
             ("Stop", None),
             ("SessionEnd", None),
         ),

@@ -78,6 +78,11 @@ def test_denied_edit_is_rejected(agent: str, tmp_path: Path, capture_home: Path)
     assert session.git("status", "--short", "calc.py") == ""
     recorded = proposals_by_file(settled(session))
     check_files(recorded, scenario["truth"])
+    if agent == "claude-code":
+        # PostToolBatch carries the denial's words: the label rests on them
+        proposal = recorded["calc.py"][0]
+        assert proposal["decided_by"] == "denied", proposal
+        assert "permission" in proposal["reason"] and "calc.py" in proposal["reason"], proposal
 
 
 def test_codex_patch_through_its_shell_is_an_edit(tmp_path: Path, capture_home: Path) -> None:

@@ -252,3 +252,40 @@ def test_copilot_event_is_inferred_or_given() -> None:
     vscode = {"hookEventName": "UserPromptSubmit", "sessionId": "v", "prompt": "hi"}
     reading = read("copilot", vscode)
     assert (reading.call.event, reading.call.session_id) == ("userPromptSubmitted", "v")
+
+
+def test_claude_post_tool_batch_names_a_denied_edit_with_its_denial() -> None:
+    # Claude Code 2.1.197, an Edit denied in -p mode: the batch is the only event after the
+    # PreToolUse, and its result is the denial's text; a Write that ran is text too
+    denial = (
+        "Claude requested permissions to write to /w/README.md, but you haven't granted it yet."
+    )
+    payload = {
+        "hook_event_name": "PostToolBatch",
+        "session_id": "s",
+        "prompt_id": "p",
+        "cwd": "/w",
+        "tool_calls": [
+            {
+                "tool_name": "Edit",
+                "tool_input": {
+                    "replace_all": False,
+                    "file_path": "/w/README.md",
+                    "old_string": "# demo",
+                    "new_string": "# demo (edited)",
+                },
+                "tool_use_id": "toolu_1",
+                "tool_response": denial,
+            },
+            {
+                "tool_name": "Read",
+                "tool_input": {"file_path": "/w/README.md"},
+                "tool_use_id": "toolu_0",
+                "tool_response": "1\t# demo",
+            },
+        ],
+    }
+    (edit,) = [f for f in read("claude-code", payload).facts if isinstance(f, Edit)]
+    assert (edit.stage, edit.denied, edit.error) == (Stage.FAILED, True, denial)
+    assert edit.key == "claude-code:toolu_1:/w/README.md"  # the PreToolUse's key
+    assert edit.hunks == [HunkInput("# demo", "# demo (edited)")]
