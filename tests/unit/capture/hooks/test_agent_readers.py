@@ -289,3 +289,26 @@ def test_claude_post_tool_batch_names_a_denied_edit_with_its_denial() -> None:
     assert (edit.stage, edit.denied, edit.error) == (Stage.FAILED, True, denial)
     assert edit.key == "claude-code:toolu_1:/w/README.md"  # the PreToolUse's key
     assert edit.hunks == [HunkInput("# demo", "# demo (edited)")]
+
+
+def test_codex_patch_through_its_shell_is_announced_as_an_edit() -> None:
+    # Codex 0.171: the patch goes through exec_command as a heredoc; only this PreToolUse fires
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "turn_id": "t",
+        "cwd": "/w",
+        "tool_name": "Bash",
+        "tool_input": {
+            "command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: calc.py\n"
+            "+def add(a, b):\n+    return a + b\n*** End Patch\nEOF\n"
+        },
+        "tool_use_id": "call_1",
+    }
+    edit = only(read("codex", payload), Edit)
+    assert (edit.path, edit.stage, edit.created_file) == ("/w/calc.py", Stage.PROPOSED, True)
+    assert edit.key == "codex:shell:call_1:/w/calc.py"
+    assert edit.hunks[0].new_text == "def add(a, b):\n    return a + b\n"
+    # an ordinary command is no edit
+    payload["tool_input"] = {"command": "cat <<'EOF' > notes\nhi\nEOF\n"}
+    assert not [f for f in read("codex", payload).facts if isinstance(f, Edit)]
