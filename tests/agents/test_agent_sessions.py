@@ -6,7 +6,9 @@ Skipped when the CLIs are not installed (`.ci/agents-setup` installs them; CI ru
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +92,57 @@ def test_codex_patch_through_its_shell_is_an_edit(tmp_path: Path, capture_home: 
     assert "def sub" in (session.repo / "calc.py").read_text()
     recorded = proposals_by_file(settled(session))
     check_files(recorded, scenario["truth"])
+
+
+def _signature(episodes: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What a proposal says the agent did, whoever recorded it: the file, the tool, the state
+    and the text it added (the hook keeps a line the agent repeated around its change, the
+    import's diff of the file leaves it out: the added text is compared without it)."""
+    return sorted(
+        (p["file"], p["tool"], p["state"], "".join(h["new_text"] for h in p["hunks"]).strip())
+        for e in episodes
+        for p in e["proposals"]
+    )
+
+
+def _same_proposals(imported: list[tuple[Any, ...]], live: list[tuple[Any, ...]]) -> None:
+    assert len(imported) == len(live), (imported, live)
+    for mine, theirs in zip(imported, live, strict=True):
+        assert mine[:3] == theirs[:3], (imported, live)
+        assert mine[3] in theirs[3] or theirs[3] in mine[3], (imported, live)
+
+
+@pytest.mark.parametrize(
+    ("agent", "history"),
+    [("claude-code", ".claude/projects"), ("codex", ".codex/sessions")],
+)
+def test_import_of_the_session_matches_its_live_hooks(
+    agent: str, history: str, tmp_path: Path, capture_home: Path
+) -> None:
+    session, _ = run_scenario(agent, "keep_undo", tmp_path, capture_home)
+    live = settled(session)
+    (transcript,) = (session.home / history).rglob("*.jsonl")
+    # both ran: the import adds nothing the hooks recorded
+    imported = session.capture("import", agent, str(transcript), "--quiet")
+    assert imported.returncode == 0, imported.stderr
+    again = session.episodes()
+    assert _signature(again) == _signature(live)  # nothing twice
+    # the import alone, into another store, gives the same proposals
+    alone = dict(session.env, CAPTURE_HOME=str(tmp_path / "import-only"))
+    done = subprocess.run(
+        [*_capture(), "import", agent, str(transcript), "--quiet"],
+        cwd=session.repo,
+        env=alone,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = subprocess.run(
+        [*_capture(), "episodes", "--json"], env=alone, capture_output=True, text=True, timeout=60
+    )
+    _same_proposals(_signature(json.loads(listed.stdout)), _signature(live))
+
+
+def _capture() -> list[str]:
+    return [sys.executable, "-m", "capture"]
