@@ -231,7 +231,9 @@ class ScriptedModel:
             for d in t.get("functionDeclarations") or []
             if isinstance(d, dict)
         }
-        if "run_shell_command" not in names:
+        # headless without yolo the CLI offers no tool that needs a confirmation: any tool
+        # offered marks the main loop
+        if not names:
             config = body.get("generationConfig") or {}
             wants_json = config.get("responseMimeType") == "application/json"
             # the CLI's routing and next-speaker checks ask for JSON of their own shape

@@ -180,8 +180,24 @@ class Session:
                 argv += ["--sandbox", "read-only"]
             return [*argv, prompt], env
         env.update(GEMINI_API_KEY="sk-scripted", GOOGLE_GEMINI_BASE_URL=url)
-        mode = "default" if deny_edits else "yolo"
-        return [binary, "-p", prompt, "--approval-mode", mode], env
+        if deny_edits:
+            # headless, the CLI asks nobody: without yolo it offers no edit tool at all. A
+            # user's own policy hook is how an edit is denied there
+            self._gemini_policy_hook()
+        return [binary, "-p", prompt, "--approval-mode", "yolo"], env
+
+    def _gemini_policy_hook(self) -> None:
+        settings = self.repo / ".gemini" / "settings.json"
+        data = json.loads(settings.read_text())
+        deny = json.dumps({"decision": "deny", "reason": "policy: calc.py is frozen"})
+        data["hooks"]["BeforeTool"].insert(
+            0,
+            {
+                "matcher": "replace|write_file",
+                "hooks": [{"name": "policy", "type": "command", "command": f"echo '{deny}'"}],
+            },
+        )
+        settings.write_text(json.dumps(data, indent=2))
 
     def git(self, *args: str) -> str:
         return _git(self.repo, *args)
