@@ -106,9 +106,9 @@ def episodes_json(run_capture: RunCapture, *args: str) -> list[dict]:
 
 
 #: The heavy groups, marked by where they live or what they start, so that a contributor can
-#: run the fast part alone: `python -m pytest -m "not editors and not vscode and not postgres
-#: and not train"`.
-_GROUP_OF_DIRECTORY = {"editors": "editors", "vscode": "vscode"}
+#: run the fast part alone: `python -m pytest -m "not editors and not vscode and not agents
+#: and not postgres and not train"`.
+_GROUP_OF_DIRECTORY = {"editors": "editors", "vscode": "vscode", "agents": "agents"}
 _TRAINING_MODULES = frozenset({"test_export_training.py"})
 _POSTGRES_FIXTURES = frozenset({"pg_cluster", "pg_url"})
 

@@ -21,7 +21,7 @@ from capture.hooks.agents.facts import Call, Edit, Stage
 from capture.hooks.agents.patches import fit_hunks, trim_context
 from capture.hooks.roots import real, root_containing
 from capture.hooks.snapshot import Snapshot, take
-from capture.model import HunkInput, ProposalInput, State
+from capture.model import HunkInput, Outcome, ProposalInput, State
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.store.hook_rows import pending_pre_image, pending_proposal
@@ -179,6 +179,10 @@ def prepare_edit(
         state = State.APPLIED
     else:
         pending = pending_proposal(store.conn, edit.key) if edit.stage is Stage.FAILED else None
+        if edit.denied and pending is None:
+            # a batch lists the calls that ran too (their results are text as well): only a
+            # call still announced and never reported done was denied
+            return None
         if pending is not None:
             hunks, created = pending.hunks, pending.created_file
         elif edit.written is not None and not created:
@@ -208,7 +212,7 @@ def prepare_edit(
         file_text=None if lost else text,
         created_file=created,
         dedupe_key=edit.key,
-        decided_by="tool-failure" if edit.stage is Stage.FAILED else None,
+        decided_by=_decided_by(edit),
     )
     return Prepared(edit, proposal, relative, located, lost)
 
@@ -225,7 +229,27 @@ def add_edit(recorder: Recorder, prepared: Prepared, now: float) -> str:
             # followed it to the disk): place the edit in its own moment, then carry it there.
             located = carry(located, proposal.file_text, seen[0])
             proposal.file_text = None
-    return recorder.edit(proposal, located, relative=prepared.relative, now=now, lost=prepared.lost)
+    proposal_id = recorder.edit(
+        proposal, located, relative=prepared.relative, now=now, lost=prepared.lost
+    )
+    edit = prepared.edit
+    if edit.denied and edit.error and proposal.state is State.REJECTED:
+        # the denial's own words: positive evidence of a refusal, not an inference
+        store.set_outcome(
+            proposal_id,
+            outcome=Outcome.REJECTED,
+            reason=f"denied: {edit.error[:500]}",
+            similarity=None,
+            retention=None,
+            settled_at=now,
+        )
+    return proposal_id
+
+
+def _decided_by(edit: Edit) -> str | None:
+    if edit.stage is not Stage.FAILED:
+        return None
+    return "denied" if edit.denied else "tool-failure"
 
 
 def follow_to_disk(store: Store, prepared: list[Prepared], observed_at: float) -> None:

@@ -202,6 +202,11 @@ def ingest(
     if model is None and call.session_id:
         model = session_model(store.conn, call.agent, call.session_id)
 
+    if call.agent == "codex":
+        from capture.hooks.shell_patches import landed_shell_patches
+
+        # before this call's own facts: its turn end must not take them for denials
+        reading.facts[:0] = landed_shell_patches(store, call)
     prepared: list[Prepared] = []
     for fact in reading.facts:
         if isinstance(fact, Edit):

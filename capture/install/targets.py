@@ -94,6 +94,8 @@ TARGETS: dict[str, Target] = {
             # every tool's result: what the agent read and searched is its trajectory
             ("PostToolUse", None),
             ("PostToolUseFailure", None),
+            # the only event that carries a denied edit's denial (2.1.19x)
+            ("PostToolBatch", None),
             ("Stop", None),
             ("SessionEnd", None),
         ),

@@ -22,6 +22,7 @@ __all__ = [
     "remember_shell_run",
     "remember_shell_start",
     "session_model",
+    "session_pending",
     "shell_run",
     "take_pending",
     "take_shell_start",
@@ -81,6 +82,18 @@ def pending_pre_image(conn: sqlite3.Connection, key: str) -> str | None:
 
 def drop_pending(conn: sqlite3.Connection, key: str) -> None:
     conn.execute("DELETE FROM hook_pending WHERE key = ?", (key,))
+
+
+def session_pending(
+    conn: sqlite3.Connection, agent: str, session_id: str, key_prefix: str
+) -> list[tuple[str, ProposalInput]]:
+    """The session's pending edits whose key begins with `key_prefix`, oldest first (kept)."""
+    rows = conn.execute(
+        """SELECT key, proposal FROM hook_pending WHERE agent = ? AND session_id = ?
+           AND substr(key, 1, ?) = ? ORDER BY created_at""",
+        (agent, session_id, len(key_prefix), key_prefix),
+    ).fetchall()
+    return [(str(row[0]), _proposal(row[1])) for row in rows]
 
 
 def take_pending(

@@ -25,7 +25,7 @@ from capture.testruns.runners.javascript import (
 from capture.testruns.runners.jvm import parse_gradle, parse_maven, parse_sbt
 from capture.testruns.runners.native import parse_bazel, parse_ctest, parse_swift, parse_zig
 from capture.testruns.runners.php import parse_phpunit
-from capture.testruns.runners.python import parse_pytest
+from capture.testruns.runners.python import parse_pytest, parse_unittest
 from capture.testruns.runners.ruby import parse_rspec
 from capture.testruns.runners.rust import parse_cargo
 
@@ -43,6 +43,7 @@ PARSERS: tuple[tuple[tuple[str, ...], Callable[[str], RunCounts | None]], ...] =
     (("test result: ", "Summary [", "could not compile"), parse_cargo),
     (("Tests:",), parse_jest),
     (("Tests ",), parse_vitest),
+    (("Ran ",), parse_unittest),
     (("Ran ",), parse_bun),
     ((" passed",), parse_deno),
     (("# tests ", "ℹ tests "), parse_node),

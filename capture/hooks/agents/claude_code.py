@@ -263,6 +263,25 @@ def _tool_facts(call: Call, payload: dict[str, Any], item: dict[str, Any]) -> li
     tool_use_id = first_text(item, "tool_use_id")
     tool_input = item.get("tool_input")
     event = call.event
+    if tool in EDIT_TOOLS and event == "PostToolBatch":
+        # the batch lists every call with its result: an edit that ran has its PostToolUse; a
+        # denied one (no PostToolUse, no PermissionDenied) has only this, its result the
+        # denial's text (2.1.19x)
+        response = item.get("tool_response")
+        if not isinstance(response, str):
+            return []
+        edits = edits_of(
+            tool,
+            tool_input,
+            None,
+            stage=Stage.FAILED,
+            tool_use_id=tool_use_id,
+            cwd=call.cwd,
+            session_id=call.session_id,
+        )
+        for edit in edits:
+            edit.error, edit.denied = response, True
+        return list(edits)
     if tool in EDIT_TOOLS:
         stage = {
             "PreToolUse": Stage.PROPOSED,

@@ -9,6 +9,7 @@ kebab-case `thread-id` and `turn-id` when a turn completes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,11 +35,32 @@ from capture.hooks.agents.fields import (
 )
 from capture.hooks.agents.patches import parse_apply_patch
 
-__all__ = ["AGENT", "PATCH_TOOLS", "command_text", "patch_edits", "read"]
+__all__ = [
+    "AGENT",
+    "PATCH_TOOLS",
+    "SHELL_PATCH_KEY",
+    "command_text",
+    "heredoc_patch",
+    "patch_edits",
+    "read",
+]
 
 AGENT = "codex"
 PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec"})
+#: key prefix of an edit announced by a patch run through the shell tool: Codex sends no
+#: PostToolUse for it, so the next hook of the session looks for it on disk
+SHELL_PATCH_KEY = f"{AGENT}:shell:"
+_HEREDOC = re.compile(r"^\s*apply_patch\s*<<-?\s*(['\"]?)(\w+)\1[ \t]*\n(.*?)^\2\s*$", re.M | re.S)
+
+
+def heredoc_patch(command: str) -> str | None:
+    """The patch of an `apply_patch <<'EOF' ... EOF` shell command (Codex 0.17x runs patches
+    through its shell tool that way), or None."""
+    found = _HEREDOC.search(command)
+    if found is None or "*** Begin Patch" not in found.group(3):
+        return None
+    return found.group(3)
 
 
 def _call(payload: dict[str, Any], env: Mapping[str, str], event: str | None) -> Call:
@@ -116,8 +138,17 @@ def _tool(call: Call, payload: dict[str, Any], reading: Reading) -> None:
             reading.problems.extend(problems)
         return
     if tool in SHELL_TOOLS and event == "PreToolUse":
-        # Codex reports no duration: when the command began comes from here
         line = command_text(tool_input.get("command"))
+        patch = heredoc_patch(line) if line else None
+        if patch is not None:
+            key_id = "shell:" + (tool_use_id or content_key(call.session_id, patch))
+            cwd = first_text(tool_input, "workdir", "cwd") or call.cwd
+            edits, _ = patch_edits(patch, stage=Stage.PROPOSED, cwd=cwd, key_id=key_id)
+            for edit in edits:
+                edit.tool_use_id = tool_use_id
+            reading.facts.extend(edits)
+            return
+        # Codex reports no duration: when the command began comes from here
         if line and tool_use_id:
             cwd = first_text(tool_input, "workdir", "cwd") or call.cwd
             reading.facts.append(Command(line, f"{AGENT}:{tool_use_id}", cwd=cwd, announced=True))

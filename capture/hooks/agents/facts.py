@@ -94,6 +94,7 @@ class Edit(_Plain):
     (Write, write_file, create); its hunks are worked out against the text before the edit when
     that is known. original: the file before the edit, when the payload carries it. vague: the
     hunks are only a guess (no old text known); better ones may be on record already.
+    denied: the agent refused to run the call (a permission denial); `error` holds its words.
     """
 
     __slots__ = (
@@ -108,6 +109,7 @@ class Edit(_Plain):
         "original",
         "vague",
         "error",
+        "denied",
     )
 
     def __init__(
@@ -123,6 +125,7 @@ class Edit(_Plain):
         original: str | None = None,
         vague: bool = False,
         error: str | None = None,
+        denied: bool = False,
     ) -> None:
         self.path = path
         self.hunks = hunks
@@ -135,6 +138,7 @@ class Edit(_Plain):
         self.original = original
         self.vague = vague
         self.error = error
+        self.denied = denied
 
 
 class Command(_Plain):

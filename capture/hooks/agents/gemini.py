@@ -79,7 +79,10 @@ def _edit(call: Call, payload: dict[str, Any], tool: str, stage: Stage) -> list[
         written = first_text(tool_input, "content")
         if written is None:
             return []
-        created = stage is Stage.APPLIED and "originalContent" in display and original is None
+        # 0.6x says isNewFile (and gives an empty originalContent); older releases gave null
+        created = stage is Stage.APPLIED and (
+            display.get("isNewFile") is True or ("originalContent" in display and original is None)
+        )
         hunks = [HunkInput("" if created else (original or ""), written, start=0)]
     else:
         old = first_text(tool_input, "old_string") or ""
@@ -120,6 +123,9 @@ def _shell(call: Call, payload: dict[str, Any]) -> list[Command]:
         exit_code = int(parts["Exit Code"].strip())
     elif text:
         exit_code = exit_code_in(text)
+    if exit_code is None and "Output" in parts and not {"Error", "Signal"} & parts.keys():
+        # Gemini CLI 0.6x names the exit code only when it is not 0
+        exit_code = 0
     output = "\n".join(
         parts[k] for k in ("Stdout", "Stderr", "Output") if parts.get(k) not in (None, "(empty)")
     )

@@ -252,3 +252,63 @@ def test_copilot_event_is_inferred_or_given() -> None:
     vscode = {"hookEventName": "UserPromptSubmit", "sessionId": "v", "prompt": "hi"}
     reading = read("copilot", vscode)
     assert (reading.call.event, reading.call.session_id) == ("userPromptSubmitted", "v")
+
+
+def test_claude_post_tool_batch_names_a_denied_edit_with_its_denial() -> None:
+    # Claude Code 2.1.197, an Edit denied in -p mode: the batch is the only event after the
+    # PreToolUse, and its result is the denial's text; a Write that ran is text too
+    denial = (
+        "Claude requested permissions to write to /w/README.md, but you haven't granted it yet."
+    )
+    payload = {
+        "hook_event_name": "PostToolBatch",
+        "session_id": "s",
+        "prompt_id": "p",
+        "cwd": "/w",
+        "tool_calls": [
+            {
+                "tool_name": "Edit",
+                "tool_input": {
+                    "replace_all": False,
+                    "file_path": "/w/README.md",
+                    "old_string": "# demo",
+                    "new_string": "# demo (edited)",
+                },
+                "tool_use_id": "toolu_1",
+                "tool_response": denial,
+            },
+            {
+                "tool_name": "Read",
+                "tool_input": {"file_path": "/w/README.md"},
+                "tool_use_id": "toolu_0",
+                "tool_response": "1\t# demo",
+            },
+        ],
+    }
+    (edit,) = [f for f in read("claude-code", payload).facts if isinstance(f, Edit)]
+    assert (edit.stage, edit.denied, edit.error) == (Stage.FAILED, True, denial)
+    assert edit.key == "claude-code:toolu_1:/w/README.md"  # the PreToolUse's key
+    assert edit.hunks == [HunkInput("# demo", "# demo (edited)")]
+
+
+def test_codex_patch_through_its_shell_is_announced_as_an_edit() -> None:
+    # Codex 0.171: the patch goes through exec_command as a heredoc; only this PreToolUse fires
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "turn_id": "t",
+        "cwd": "/w",
+        "tool_name": "Bash",
+        "tool_input": {
+            "command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: calc.py\n"
+            "+def add(a, b):\n+    return a + b\n*** End Patch\nEOF\n"
+        },
+        "tool_use_id": "call_1",
+    }
+    edit = only(read("codex", payload), Edit)
+    assert (edit.path, edit.stage, edit.created_file) == ("/w/calc.py", Stage.PROPOSED, True)
+    assert edit.key == "codex:shell:call_1:/w/calc.py"
+    assert edit.hunks[0].new_text == "def add(a, b):\n    return a + b\n"
+    # an ordinary command is no edit
+    payload["tool_input"] = {"command": "cat <<'EOF' > notes\nhi\nEOF\n"}
+    assert not [f for f in read("codex", payload).facts if isinstance(f, Edit)]

@@ -180,3 +180,34 @@ def test_exunit_excluded_tests_are_not_counted() -> None:
     assert (counts.passed, counts.failed, counts.skipped) == (1, 0, 0)
     counts = parse_summary("3 doctests, 5 tests, 1 failure, 1 invalid\n")
     assert counts is not None and (counts.passed, counts.failed, counts.errors) == (6, 1, 1)
+
+
+def test_unittest_summaries_give_counts_and_failing_ids() -> None:
+    # as `python3 -m unittest -q` printed it in a real agent session
+    failed = (
+        "======================================================================\n"
+        "FAIL: test_add (test_calc.AddTest.test_add)\n"
+        "----------------------------------------------------------------------\n"
+        "AssertionError: -1 != 5\n\n"
+        "----------------------------------------------------------------------\n"
+        "Ran 3 tests in 0.001s\n\nFAILED (failures=1, skipped=1)\n"
+    )
+    counts = parse_summary(failed)
+    assert counts is not None
+    assert (counts.runner, counts.passed, counts.failed, counts.errors, counts.skipped) == (
+        "unittest",
+        1,
+        1,
+        0,
+        1,
+    )
+    assert counts.failing_ids == ["test_calc.AddTest.test_add"]
+    ok = parse_summary("-----\nRan 2 tests in 0.000s\n\nOK\n")
+    assert ok is not None and (ok.passed, ok.failed) == (2, 0)
+    # before Python 3.11 the header named the class only
+    old = parse_summary(
+        "ERROR: test_zero (test_calc.AddTest)\nRan 1 test in 0.0s\n\nFAILED (errors=1)"
+    )
+    assert (
+        old is not None and old.errors == 1 and old.failing_ids == ["test_calc.AddTest.test_zero"]
+    )
