@@ -43,6 +43,7 @@ def _local_episode(n: int = 1) -> dict[str, Any]:
     e = make_local(random.Random(n), n)
     for p in e["proposals"]:
         p.update(rules_version=3, late_signals=None, tier=None, tier_history=[])
+        p.update(evidence="disk-watched", evidence_seen=True, author="agent", undone_by=None)
         for c in p["checkpoints"]:
             c.update(reason=None, rules_version=3, late_seconds=None)
     for r in e["test_runs"]:
