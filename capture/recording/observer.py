@@ -20,6 +20,7 @@ from capture.files import read_text
 from capture.model import ProposalInput, State
 from capture.store.checkpoint_rows import CheckpointResult, DueCheckpoint
 from capture.store.database import Store
+from capture.store.lease_rows import leased_elsewhere
 
 __all__ = [
     "AuthorOf",
@@ -226,10 +227,16 @@ def observe_due(
     text_of: TextSource = _disk_text,
     exists: ExistsSource = _on_disk,
     via: str = "disk",
+    owner: str | None = None,
 ) -> ObserveReport:
-    """Evaluate every checkpoint due at `now`, one file at a time."""
+    """Evaluate every checkpoint due at `now`, one file at a time. A file another process
+    holds a live lease on (its unsaved buffer, `capture.store.lease_rows`) is left to that
+    process: its edits are never judged from the disk. `owner`: the caller's own lease name."""
     del config  # windows are fixed per checkpoint when it is scheduled
     due = store.due_checkpoints(now, workspace_root=workspace_root, paths=paths)
+    held = leased_elsewhere(store.conn, owner, now) if due else set()
+    if held:
+        due = [c for c in due if (c.workspace_id, c.path) not in held]
     by_file: dict[tuple[int, str, str], list[DueCheckpoint]] = defaultdict(list)
     for checkpoint in due:
         by_file[(checkpoint.workspace_id, checkpoint.root, checkpoint.path)].append(checkpoint)

@@ -343,6 +343,20 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             "ALTER TABLE proposals ADD COLUMN evidence TEXT",
         ],
     ),
+    (
+        # One owner per document (capture.store.lease_rows): the process holding a file's
+        # unsaved buffer owns its checkpoints; every other observer defers to it.
+        "m013_document_leases",
+        [
+            """CREATE TABLE document_leases (
+                workspace_id INTEGER NOT NULL,
+                path TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                renewed_at REAL NOT NULL,
+                PRIMARY KEY (workspace_id, path)
+            )""",
+        ],
+    ),
 ]
 
 # The moved migrations keep counting: a database stamped by the numbering from before they
