@@ -18,7 +18,7 @@ from capture.importers.git_history import GitHistory
 from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
-from capture.tiers.late_signals import added_lines, present
+from capture.tiers.late_signals import added_lines
 
 __all__ = [
     "SOURCE",
@@ -182,8 +182,10 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
         return PreparedEdit(proposal, located, relative, past.at, None)
     workspace_here = os.path.isdir(root)
     now_text = caches.text(path) if workspace_here else None
+    # the agent's added text, line by line (a hunk may hold part of a line): a commit carries
+    # the edit when its file holds any of it
     added = added_lines((h.old_text, h.new_text) for h in hunks)
-    carries = (lambda text: present(added, text) > 0) if added else None
+    carries = (lambda text: any(line in text for line in added)) if added else None
     committed = caches.git.after(root, relative, past.at, carries) if workspace_here else None
     # the windows are judged against the commit that carried the agent's lines when there is
     # one (the nearest later state on record that holds them), the late check against the file
