@@ -137,6 +137,17 @@ def test_a_failed_tool_call_is_failed_with_its_error_kind_and_a_refusal_is_rejec
     report = json.loads(run_capture("report", "--json", check=True).stdout)
     assert report["evidence"]["labels"] == 2
     assert report["evidence"]["share"]["payload"] == 1.0
+    # an export keeps only the labels resting on the evidence asked for
+    for kinds, expected in (("payload", 2), ("buffer,git", 0)):
+        out = tmp_path / f"export-{expected}"
+        run_capture(
+            "export", "--format", "episodes", "--level", "full", "--evidence", kinds,
+            "--out", str(out), "--quiet", check=True,
+        )  # fmt: skip
+        (line,) = (out / "episodes.jsonl").read_text().splitlines()
+        assert len(json.loads(line)["proposals"]) == expected
+    bad = run_capture("export", "--format", "episodes", "--evidence", "hearsay")
+    assert bad.returncode == 2 and "unknown evidence kind 'hearsay'" in bad.stderr
 
 
 def _transcript(tmp_path: Path, root: str) -> Path:
