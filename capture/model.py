@@ -12,6 +12,7 @@ class State(StrEnum):
     SHOWN = "shown"
     APPLIED = "applied"
     REJECTED = "rejected"
+    FAILED = "failed"  # the tool call failed: nothing was written, nobody refused it
 
 
 class Outcome(StrEnum):
@@ -19,6 +20,7 @@ class Outcome(StrEnum):
     EDITED = "edited"
     UNDONE = "undone"
     REJECTED = "rejected"
+    FAILED = "failed"
     LOST = "lost"
     PENDING = "pending"
 
@@ -55,6 +57,8 @@ class ProposalInput:
     backfilled: bool = False
     dedupe_key: str | None = None
     decided_by: str | None = None
+    # why a proposal that was never applied ended as it did (a failed call's error kind)
+    reason: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
 
 

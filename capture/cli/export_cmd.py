@@ -38,6 +38,11 @@ def common_options(parser: argparse.ArgumentParser) -> None:
         help="only these tiers (comma-separated, e.g. gold,silver); an edit with no tier yet is "
         "left out by any --tiers",
     )
+    parser.add_argument(
+        "--evidence",
+        help="only proposals whose label rests on these evidence kinds (comma-separated, of: "
+        "buffer, disk-watched, disk-late, payload, import, git)",
+    )
     parser.add_argument("--since", help="only episodes active since (7d, 12h, 2026-11-30)")
     parser.add_argument(
         "--split",
@@ -66,7 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def plan_from(args: argparse.Namespace, level: str, extra: dict[str, Any]) -> Any:
     """The ExportPlan the shared options describe; InputError (exit 2) for a bad one."""
     from capture import __version__
-    from capture.export.formats import parse_formats, parse_tiers
+    from capture.export.formats import parse_evidence, parse_formats, parse_tiers
     from capture.export.split import parse_split
     from capture.export.writer import ExportPlan
 
@@ -74,6 +79,7 @@ def plan_from(args: argparse.Namespace, level: str, extra: dict[str, Any]) -> An
         formats = parse_formats(args.format)
         tiers = parse_tiers(args.tiers) if args.tiers is not None else None
         fraction = parse_split(args.split) if args.split is not None else None
+        evidence = parse_evidence(args.evidence) if args.evidence is not None else None
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if level == "metrics":
@@ -90,6 +96,7 @@ def plan_from(args: argparse.Namespace, level: str, extra: dict[str, Any]) -> An
         "formats": ",".join(f.name for f in formats),
         "level": level,
         "tiers": ",".join(sorted(tiers)) if tiers is not None else "all",
+        "evidence": ",".join(sorted(evidence)) if evidence is not None else "all",
         "since": args.since,
         "split": f"eval {fraction:g}" if fraction is not None else None,
         "dedupe": bool(args.dedupe),
@@ -100,6 +107,7 @@ def plan_from(args: argparse.Namespace, level: str, extra: dict[str, Any]) -> An
         formats=formats,
         out_dir=out,
         tiers=tiers,
+        evidence=evidence,
         eval_fraction=fraction,
         dedupe=bool(args.dedupe),
         tool_version=__version__,

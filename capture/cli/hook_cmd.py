@@ -282,7 +282,7 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
         sys.stdout.write(reply + "\n")
         sys.stdout.flush()
     from capture.config import load_config
-    from capture.hooks.ingest import ingest
+    from capture.hooks.ingest import REPLAY_ENV, ingest
     from capture.store.database import Store
 
     config = load_config()
@@ -297,7 +297,15 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
         # an agent waits on this process: give up on a locked database sooner than the store's
         # default (the payload is then only in the log line)
         store.set_busy_timeout(10_000)
-        report = ingest(store, config, reading, text, now=now, fallback_cwd=os.getcwd())
+        report = ingest(
+            store,
+            config,
+            reading,
+            text,
+            now=now,
+            fallback_cwd=os.getcwd(),
+            replayed=os.environ.get(REPLAY_ENV) == "1",
+        )
         start_watcher(store, config)
     finally:
         store.close()

@@ -136,10 +136,13 @@ def hook_logs(target: Path) -> list[Path]:
 def _replay(ctx: Context, args: argparse.Namespace) -> int:
     """Feed each payload of the logs to `capture hook AGENT` (the real process, in order), then
     apply the queue; logs replayed before and unchanged since are skipped."""
+    import os
     import subprocess
+    import time
 
     from capture.cli.hook_cmd import drain_queue
     from capture.hooks.agents import AGENTS
+    from capture.hooks.ingest import REPLAY_ENV, close_unanswered
     from capture.importers.hook_logs import payloads_in
     from capture.store.import_rows import imported_files, mark_imported
 
@@ -152,7 +155,9 @@ def _replay(ctx: Context, args: argparse.Namespace) -> int:
         raise InputError(f"{args.target}: no such file or directory")
     store = ctx.store
     seen = imported_files(store.conn, "hooks")
-    files = fed = bad = skipped = 0
+    files = fed = bad = skipped = unanswered = 0
+    # a replayed log is not a live stream: its pre-events may have lost their post-events
+    env = {**os.environ, REPLAY_ENV: "1"}
     for log in hook_logs(target):
         info = log.stat()
         name = str(log.resolve())
@@ -161,16 +166,19 @@ def _replay(ctx: Context, args: argparse.Namespace) -> int:
             continue
         payloads, unreadable = payloads_in(log.name, log.read_text("utf-8", "surrogateescape"))
         bad += unreadable
+        began = time.time()
         for payload in payloads:
             subprocess.run(
                 [sys.executable, "-m", "capture", "hook", args.agent],
                 input=payload.encode("utf-8", "surrogateescape"),
                 stdout=subprocess.DEVNULL,
                 check=False,
+                env=env,
             )
             fed += 1
         drain_queue()
         _wait_for_queue(store)
+        unanswered += close_unanswered(store, ctx.config, args.agent, began)
         with store.transaction():
             mark_imported(
                 store.conn,
@@ -185,7 +193,8 @@ def _replay(ctx: Context, args: argparse.Namespace) -> int:
     if not args.quiet:
         print(
             f"{files} log(s) replayed, {skipped} unchanged since the last replay; {fed} "
-            f"payload(s) fed to `capture hook {args.agent}`, {bad} unreadable entry(ies) "
+            f"payload(s) fed to `capture hook {args.agent}`, {bad} unreadable entry(ies), "
+            f"{unanswered} announced edit(s) with no post-event (lost: no-post-event) "
             "(what a payload could not record is in hooks.log)"
         )
     return 0

@@ -84,15 +84,20 @@ def run(args: argparse.Namespace) -> int:
     from capture.report.tier_mix import fetch_tier_counts, tier_mix
 
     mix_rows, mix_total = tier_mix(fetch_tier_counts(conn, scope))
+    from capture.report.evidence_mix import evidence_mix, fetch_evidence_counts
+
+    evidence = evidence_mix(fetch_evidence_counts(conn, scope))
     if args.json:
         from capture.report.json_out import report_json
         from capture.report.tier_mix import tier_mix_json
 
         out = report_json(report)
         out["tiers"] = tier_mix_json(mix_rows, mix_total)
+        from capture.report.evidence_mix import evidence_mix_json
         from capture.report.signals import fetch_signals, signals_json
 
         out.update(signals_json(fetch_signals(conn, since, until)))
+        out["evidence"] = evidence_mix_json(evidence)
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
@@ -124,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     console = make_console()
     render(report, console)
     render_tier_mix(mix_rows, mix_total, console)
+    from capture.report.evidence_mix import render_evidence_mix
     from capture.report.signals import fetch_signals, render_signals
 
     render_signals(fetch_signals(conn, since, until), console)
+    render_evidence_mix(evidence, console)
     return 0

@@ -122,9 +122,23 @@ def _tiers_summary(episode: dict) -> list[str]:
         ptier = p.get("tier")
         verdict = f"tier {ptier['tier']}: {'; '.join(ptier['reasons'])}" if ptier else "no tier yet"
         lines.append(f"  {p['file']} ({p['id'][:12]}): {verdict}")
+        lines.append(_evidence_line(p))
         if p["state"] == "applied" and p["outcome"] in ("kept", "edited"):
             lines += _late_lines(p.get("late_signals"))
     return lines
+
+
+def _evidence_line(p: dict) -> str:
+    """What the proposal's outcome rests on and who made the change behind it."""
+    reason = f" ({p['reason']})" if p.get("reason") else ""
+    kind = p.get("evidence") or "not recorded"
+    seen = {True: "seen", False: "inferred", None: ""}[p.get("evidence_seen")]
+    by = p.get("author") or "unknown"
+    undone = f", {p['undone_by']}" if p.get("undone_by") else ""
+    return (
+        f"    outcome {p['outcome']}{reason}; evidence {kind}"
+        f"{f' ({seen})' if seen else ''}; change by {by}{undone}"
+    )
 
 
 def _tests_summary(tests: dict | None) -> list[str]:

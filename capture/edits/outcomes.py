@@ -13,7 +13,8 @@ in an editor that sends one change per key is now `edited`, where version 2 said
   nor the old text: what someone else wrote there
 - substantial = at least SUBSTANTIAL_CHARS non-whitespace characters
 - outcome (at a checkpoint; final at the last window):
-    rejected  the proposal was declined before it was applied
+    rejected  the proposal was declined before it was applied (a refusal seen, never guessed)
+    failed    the tool call failed (its reason: the error's kind); nobody refused it
     pending   shown and not decided yet, or the last window has not passed
     lost      no hunk of it could be observed (file gone or unreadable, region not found)
     undone    "old text back": the old text is back in every hunk; a pure deletion's old text
@@ -370,6 +371,8 @@ def decide(state: State, measurement: Measurement | None) -> tuple[Outcome, str]
     """The outcome a proposal shows given its state and what was measured; with a reason."""
     if state is State.REJECTED:
         return Outcome.REJECTED, "declined before it was applied"
+    if state is State.FAILED:
+        return Outcome.FAILED, "the tool call failed: nothing was written"
     if state is State.SHOWN:
         return Outcome.PENDING, "shown, not decided"
     if measurement is None or measurement.lost:

@@ -19,6 +19,6 @@ shipped schema and the collector's are outputs, not copies; and it is one small 
 dependency, with no runtime dependency on pydantic or another framework in the core. The
 hook's fast lane never imports it.
 
-May import `capture.model`, `capture.testruns` and `capture.tiers` only: the words of the
-decisions, nothing that touches the world.
+May import `capture.model`, `capture.edits` (the evidence words), `capture.testruns` and
+`capture.tiers` only: the words of the decisions, nothing that touches the world.
 """

@@ -31,6 +31,8 @@ from capture.episode.fields import (
 )
 from capture.episode.vocabulary import (
     EXPORT_SCHEMA,
+    Author,
+    EvidenceKind,
     HunkStatus,
     Level,
     Outcome,
@@ -43,6 +45,7 @@ from capture.episode.vocabulary import (
     State,
     Tier,
     Transition,
+    UndoneBy,
 )
 
 __all__ = [
@@ -208,6 +211,26 @@ class Proposal(_Part):
     before_via: Annotated[
         Name | None, doc("Where that came from: payload, earlier-edit, earlier-read")
     ]
+    # What its label rests on (capture.edits.evidence); defaults: episodes written before.
+    evidence: Annotated[
+        EvidenceKind | None,
+        doc(
+            "What its outcome rests on: buffer, disk-watched, disk-late, payload, import or git"
+            " (null: recorded before evidence was kept)"
+        ),
+    ] = None
+    evidence_seen: Annotated[
+        bool | None,
+        doc("Whether that evidence was observed at the moment it describes (false: inferred)"),
+    ] = None
+    author: Annotated[
+        Author | None,
+        doc("Who made the change behind the outcome: agent, user, tool or git (null: unknown)"),
+    ] = None
+    undone_by: Annotated[
+        UndoneBy | None,
+        doc("For an undone proposal: agent-reverted, user-reverted or unknown"),
+    ] = None
 
 
 class TestRun(_Part):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from capture.edits.evidence import Author, EvidenceKind
 from capture.model import Outcome, State
 from capture.testruns.identity import MERGED_SOURCES, SHELL_SOURCE
 from capture.testruns.linking import FAILING, INCOMPLETE, LINK_LATE, LINK_OPEN, NO_TESTS, PASSING
@@ -27,7 +28,9 @@ __all__ = [
     "SUPPORTED_SCHEMAS",
     "TIERS",
     "TIER_REASONS",
+    "Author",
     "CheckpointVia",
+    "EvidenceKind",
     "HunkStatus",
     "Level",
     "Outcome",
@@ -40,6 +43,7 @@ __all__ = [
     "State",
     "Tier",
     "Transition",
+    "UndoneBy",
 ]
 
 #: The episode JSON's name and version: fields are only ever added within a version.
@@ -122,6 +126,15 @@ class CheckpointVia(StrEnum):
     DISK = "disk"
     EDITOR = "editor"
     GIT = "git"
+
+
+class UndoneBy(StrEnum):
+    """Who undid an `undone` proposal (`capture.edits.evidence.undone_reason`): an agent's own
+    revert is not the user's verdict."""
+
+    AGENT = "agent-reverted"
+    USER = "user-reverted"
+    UNKNOWN = "unknown"
 
 
 class RevertKind(StrEnum):

@@ -6,11 +6,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from capture.edits.evidence import EvidenceKind
 from capture.export import openai, trl
 from capture.export.examples import Example
 from capture.tiers.model import Tier
 
-__all__ = ["FORMATS", "Format", "parse_formats", "parse_tiers"]
+__all__ = ["FORMATS", "Format", "parse_evidence", "parse_formats", "parse_tiers"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,5 +95,20 @@ def parse_tiers(text: str) -> frozenset[str]:
     unknown = [n for n in names if n not in known]
     if unknown or not names:
         what = f"unknown tier {unknown[0]!r}" if unknown else "--tiers needs at least one tier"
+        raise ValueError(f"{what} (use {', '.join(known)})")
+    return frozenset(names)
+
+
+def parse_evidence(text: str) -> frozenset[str]:
+    """`buffer,git` -> the evidence kinds; ValueError names an unknown one."""
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    known = [k.value for k in EvidenceKind]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        what = (
+            f"unknown evidence kind {unknown[0]!r}"
+            if unknown
+            else "--evidence needs at least one kind"
+        )
         raise ValueError(f"{what} (use {', '.join(known)})")
     return frozenset(names)

@@ -42,6 +42,8 @@ class ExportPlan:
     formats: tuple[Format, ...]
     out_dir: Path
     tiers: frozenset[str] | None = None
+    #: only proposals whose label rests on these evidence kinds (None: all)
+    evidence: frozenset[str] | None = None
     eval_fraction: float | None = None
     dedupe: bool = False
     tool_version: str = ""
@@ -130,6 +132,10 @@ def run_export(
                 sheet.withheld[withheld or "withheld"] += 1
                 continue
             _put_tiers(episode, taken)
+            if plan.evidence is not None:
+                episode["proposals"] = [
+                    p for p in episode.get("proposals") or () if p.get("evidence") in plan.evidence
+                ]
             if tier_of(episode) == "quarantine":
                 sheet.withheld["quarantine tier"] += 1
                 continue

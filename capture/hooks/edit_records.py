@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from capture.edits.evidence import not_applied
 from capture.edits.hunks import LocatedHunk, locate
 from capture.edits.placement import carry, context_in_pre_image, pin, rebuild
 from capture.files import MAX_TRACKED_BYTES, decode_text, relative_to_workspace
@@ -147,6 +148,8 @@ def prepare_edit(
     created = edit.created_file
     text: str | None = None
     lost: str | None = None
+    reason: str | None = None
+    decided_by: str | None = None
     located: list[LocatedHunk]
     if edit.stage is Stage.APPLIED:
         pre_image = pending_pre_image(store.conn, edit.key)
@@ -196,7 +199,14 @@ def prepare_edit(
         located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
         if edit.stage is Stage.PROPOSED:
             text, _ = _read(path, snapshots)  # the pre-image, kept with the pending record
-        state = State.REJECTED
+        # a pre-event's row waits for its post-event (`State.SHOWN` until then, see ingest);
+        # a failed call is `failed` unless its error is a refusal
+        state = State.SHOWN
+        if edit.stage is Stage.FAILED:
+            if edit.denied:  # the agent reported the denial: positive evidence of a refusal
+                state, reason, decided_by = State.REJECTED, None, "denied"
+            else:
+                state, reason, decided_by = not_applied(edit.error)
     proposal = ProposalInput(
         path=path,
         workspace=root,
@@ -212,7 +222,8 @@ def prepare_edit(
         file_text=None if lost else text,
         created_file=created,
         dedupe_key=edit.key,
-        decided_by=_decided_by(edit),
+        decided_by=decided_by,
+        reason=reason,
     )
     return Prepared(edit, proposal, relative, located, lost)
 
@@ -244,12 +255,6 @@ def add_edit(recorder: Recorder, prepared: Prepared, now: float) -> str:
             settled_at=now,
         )
     return proposal_id
-
-
-def _decided_by(edit: Edit) -> str | None:
-    if edit.stage is not Stage.FAILED:
-        return None
-    return "denied" if edit.denied else "tool-failure"
 
 
 def follow_to_disk(store: Store, prepared: list[Prepared], observed_at: float) -> None:

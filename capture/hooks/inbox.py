@@ -44,6 +44,8 @@ INBOX_ENV = (
     "GEMINI_PROJECT_DIR",
     "CODEX_PROJECT_DIR",
     "COPILOT_PROJECT_DIR",
+    # not an agent's: set by `capture import hooks` on the payloads it replays
+    "CAPTURE_HOOK_REPLAY",
 )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from capture.config import Config
+from capture.edits.evidence import NO_POST_EVENT
 from capture.edits.hunks import LocatedHunk
 from capture.files import relative_to_workspace
 from capture.hooks.agents.facts import (
@@ -33,7 +34,7 @@ from capture.hooks.edit_records import SOURCE, Prepared, add_edit, follow_to_dis
 from capture.hooks.roots import candidate_roots, real, root_containing
 from capture.hooks.snapshot import Snapshot
 from capture.hooks.trajectory_records import record_hook_steps
-from capture.model import State, TestRunInput
+from capture.model import ProposalInput, State, TestRunInput
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.store.hook_rows import (
@@ -42,9 +43,22 @@ from capture.store.hook_rows import (
     remember_session,
     session_model,
     take_pending,
+    take_pending_since,
 )
 
-__all__ = ["IngestReport", "candidate_roots", "ingest", "observe_workspace", "root_containing"]
+__all__ = [
+    "REPLAY_ENV",
+    "IngestReport",
+    "candidate_roots",
+    "close_unanswered",
+    "ingest",
+    "observe_workspace",
+    "root_containing",
+]
+
+#: Set (to 1) in the environment of `capture hook` when `capture import hooks` replays a log:
+#: a replayed stream is not known to be complete.
+REPLAY_ENV = "CAPTURE_HOOK_REPLAY"
 
 
 class IngestReport:
@@ -152,25 +166,65 @@ def _add_test_run(
 
 
 def _reject_pending(
-    recorder: Recorder, call: Call, workspace_id: int | None, report: IngestReport
+    recorder: Recorder,
+    call: Call,
+    workspace_id: int | None,
+    report: IngestReport,
+    *,
+    replayed: bool = False,
 ) -> None:
+    """The turn ended with announced edits never reported back. In a live session the hook
+    stream is complete: the call was denied. In a replayed log it is not (logs are cut, post
+    entries missing): nothing says anyone refused, so the edit is `lost` (`no-post-event`)."""
     store = recorder.store
     for announced_at, proposal in take_pending(
         store.conn, call.agent, call.session_id, workspace_id
     ):
-        relative = relative_to_workspace(Path(proposal.path), Path(proposal.workspace))
-        if relative is None or (
-            proposal.dedupe_key and store.proposal_with_key(proposal.dedupe_key) is not None
-        ):
-            continue
+        _close_pending(recorder, announced_at, proposal, report, replayed=replayed)
+
+
+def _close_pending(
+    recorder: Recorder,
+    announced_at: float,
+    proposal: ProposalInput,
+    report: IngestReport,
+    *,
+    replayed: bool,
+) -> None:
+    store = recorder.store
+    relative = relative_to_workspace(Path(proposal.path), Path(proposal.workspace))
+    if relative is None or (
+        proposal.dedupe_key and store.proposal_with_key(proposal.dedupe_key) is not None
+    ):
+        return
+    located = [LocatedHunk(h.old_text, h.new_text, None) for h in proposal.hunks]
+    if replayed:
+        proposal.state, proposal.decided_by = State.SHOWN, None
+        report.proposals.append(
+            recorder.edit(
+                proposal, located, relative=relative, now=announced_at, lost=NO_POST_EVENT
+            )
+        )
+    else:
         proposal.state = State.REJECTED
         proposal.decided_by = "denied"
-        located = [LocatedHunk(h.old_text, h.new_text, None) for h in proposal.hunks]
         report.rejected.append(
             recorder.edit(proposal, located, relative=relative, now=announced_at)
         )
-        if proposal.dedupe_key:
-            recorder.settle_waiting_decisions(proposal.dedupe_key, now=announced_at)
+    if proposal.dedupe_key:
+        recorder.settle_waiting_decisions(proposal.dedupe_key, now=announced_at)
+
+
+def close_unanswered(store: Store, config: Config, agent: str, since: float) -> int:
+    """After a replayed log: the edits it announced and never reported back are `lost`
+    (`no-post-event`), not left waiting for a post-event that will never come. Returns how
+    many."""
+    recorder = Recorder(store, config)
+    report = IngestReport(problems=[])
+    with store.transaction():
+        for announced_at, proposal in take_pending_since(store.conn, agent, since):
+            _close_pending(recorder, announced_at, proposal, report, replayed=True)
+    return len(report.proposals)
 
 
 def ingest(
@@ -183,6 +237,7 @@ def ingest(
     fallback_cwd: str | None = None,
     snapshots: Mapping[str, Snapshot] | None = None,
     observed_at: float | None = None,
+    replayed: bool = False,
 ) -> IngestReport:
     """Record one hook call. Problems are returned (for the log), never raised; store errors
     propagate to the caller, which logs them.
@@ -190,7 +245,8 @@ def ingest(
     `now` is the hook's moment; `snapshots` the files its payload named, as they were then
     (None: the call is being applied at its moment, so the disk is read). `observed_at`: when
     the disk is read afterwards (default `now`), to follow the edits there and to evaluate the
-    checkpoints due by then."""
+    checkpoints due by then. `replayed`: the payload comes from a replayed log, whose stream
+    may lack entries (see `_reject_pending`)."""
     call = reading.call
     report = IngestReport(problems=list(reading.problems))
     roots = candidate_roots(call, fallback_cwd)
@@ -235,7 +291,7 @@ def ingest(
                 turn_id=call.turn_id,
                 now=now,
             )
-        _apply_facts(recorder, reading, prepared, workspace_id, model, report, now)
+        _apply_facts(recorder, reading, prepared, workspace_id, model, report, now, replayed)
         record_hook_steps(
             recorder,
             config,
@@ -287,6 +343,7 @@ def _apply_facts(
     model: str | None,
     report: IngestReport,
     now: float,
+    replayed: bool = False,
 ) -> None:
     """Record the payload's facts in order, inside the caller's transaction."""
     store, call = recorder.store, reading.call
@@ -339,7 +396,7 @@ def _apply_facts(
                 source=SOURCE,
             )
         elif isinstance(fact, TurnEnd):
-            _reject_pending(recorder, call, workspace_id, report)
+            _reject_pending(recorder, call, workspace_id, report, replayed=replayed)
             recorder.end_turn(
                 agent=call.agent,
                 session_id=call.session_id,

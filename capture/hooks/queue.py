@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from capture.config import Config
-from capture.hooks.ingest import ingest
+from capture.hooks.ingest import REPLAY_ENV, ingest
 from capture.hooks.snapshot import Snapshot
 from capture.store import inbox_rows
 from capture.store.database import BUSY_TIMEOUT_MS, Store
@@ -118,7 +118,8 @@ def _apply_row(
         problems.append(f"unknown agent {agent!r}")
     elif (found := parse_payload(raw, len(raw), problems)) is not None:
         payload, text = found
-        reading = read_payload(agent, payload, decode_env(row["env"]), event)
+        env = decode_env(row["env"])
+        reading = read_payload(agent, payload, env, event)
         report = ingest(
             store,
             config,
@@ -128,6 +129,7 @@ def _apply_row(
             fallback_cwd=row["cwd"],
             snapshots=_snapshots_of(store, row["id"]),
             observed_at=max(clock(), row["at"]),
+            replayed=env.get(REPLAY_ENV) == "1",
         )
         problems.extend(report.problems)
 

@@ -228,6 +228,9 @@ def _result(
             cwd=cwd,
             session_id=history.session_id,
         ):
+            if failed:
+                # what the call answered: a refusal, or the tool's error (its kind is kept)
+                edit.error = _content_text(block) or "error"
             after = None if failed else after_of(name, tool_input, response)
             if edit.original is None:
                 edit.original = original_of(response)

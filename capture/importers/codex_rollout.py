@@ -340,6 +340,8 @@ def _patch_output(
     stage = Stage.APPLIED if code in (None, 0) and not refused else Stage.FAILED
     edits, _ = patch_edits(patch[0], stage=stage, cwd=patch[3], key_id=call_id)
     for edit in edits:
+        if stage is Stage.FAILED:
+            edit.error = output.strip() if isinstance(output, str) else f"exit code {code}"
         history.edits.append(PastEdit(edit, patch[1], patch[2], patch[3], None))
 
 
@@ -378,5 +380,7 @@ def _patch_end(
             tool="apply_patch",
             tool_use_id=call_id,
             created_file=kind == "add",
+            # "declined": the user said no at the approval prompt; any other failure is the tool's
+            error=("declined" if status == "declined" else "patch failed") if failed else None,
         )
         history.edits.append(PastEdit(edit, when, in_turn, where, None, contexts))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from capture.edits.evidence import WORKSPACE_ABSENT, not_applied
 from capture.edits.hunks import LocatedHunk
 from capture.edits.outcomes import Measurement
 from capture.files import find_workspace, read_text
@@ -17,6 +18,7 @@ from capture.importers.git_history import GitHistory
 from capture.importers.judge import Context, contexts_from_after, judge
 from capture.importers.records import History, PastEdit, PastRun, Turn
 from capture.model import HunkInput, Outcome, ProposalInput, State, TestRunInput
+from capture.tiers.late_signals import added_lines
 
 __all__ = [
     "SOURCE",
@@ -157,12 +159,13 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
     hunks = [trim_context(h) for h in hunks]
     turn = past.turn
     applied = edit.stage is Stage.APPLIED
+    state, reason, decided_by = (State.APPLIED, None, None) if applied else not_applied(edit.error)
     proposal = ProposalInput(
         path=path,
         workspace=root,
         agent=history.agent,
         hunks=hunks,
-        state=State.APPLIED if applied else State.REJECTED,
+        state=state,
         model=turn.model if turn else None,
         session_id=history.session_id,
         turn_id=turn.turn_id if turn else None,
@@ -173,17 +176,31 @@ def _prepare_edit(history: History, past: PastEdit, caches: Caches) -> PreparedE
         created_file=edit.created_file,
         backfilled=True,
         dedupe_key=edit.key,
-        decided_by=None if applied else "tool-failure",
+        decided_by=decided_by,
+        reason=reason,
     )
     if not applied:
         located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
         return PreparedEdit(proposal, located, relative, past.at, None, past)
-    contexts = _contexts(past, hunks)
-    now_text = caches.text(path)
-    committed = caches.git.after(root, relative, past.at)
-    # the windows are judged against the first commit after the edit when there is one (the
-    # nearest later state on record), the late check against the file now
+    workspace_here = os.path.isdir(root)
+    now_text = caches.text(path) if workspace_here else None
+    # the agent's added text, line by line (a hunk may hold part of a line): a commit carries
+    # the edit when its file holds any of it
+    added = added_lines((h.old_text, h.new_text) for h in hunks)
+    carries = (lambda text: any(line in text for line in added)) if added else None
+    committed = caches.git.after(root, relative, past.at, carries) if workspace_here else None
+    # the windows are judged against the commit that carried the agent's lines when there is
+    # one (the nearest later state on record that holds them), the late check against the file
+    # now; lines no commit carried are judged against the file now
     gone = now_text is None and not os.path.lexists(path)
+    if gone and not committed:
+        # the workspace (or the file) is not on this machine and no commit holds it: nothing
+        # was seen after the edit, so nothing says it was undone (or kept)
+        located = [LocatedHunk(h.old_text, h.new_text, None) for h in hunks]
+        lost = (Outcome.LOST, None, None)
+        judged = Judged(Outcome.LOST, WORKSPACE_ABSENT, None, None, SOURCE, lost)
+        return PreparedEdit(proposal, located, relative, past.at, judged, past)
+    contexts = _contexts(past, hunks)
     created = edit.created_file
     if committed:
         located, measured, outcome, reason = judge(committed[1], hunks, contexts)

@@ -7,10 +7,12 @@ recorded again and importing twice adds nothing twice.
 from __future__ import annotations
 
 from capture.config import Config
+from capture.edits.evidence import WORKSPACE_ABSENT
 from capture.importers.git_history import GitHistory
 from capture.importers.prepare import SOURCE, Caches, Prepared, PreparedEdit, prepare
 from capture.importers.records import History, PastEdit
 from capture.importers.trajectory import write_trajectory
+from capture.model import State
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.store.proposal_rows import Observed, Settled
@@ -19,13 +21,26 @@ __all__ = ["ImportStats", "record_history", "write"]
 
 
 class ImportStats:
-    __slots__ = ("files", "skipped", "proposals", "rejected", "known", "runs", "outside", "bad")
+    __slots__ = (
+        "files",
+        "skipped",
+        "proposals",
+        "rejected",
+        "failed",
+        "absent",
+        "known",
+        "runs",
+        "outside",
+        "bad",
+    )
 
     def __init__(self) -> None:
         self.files = 0  # read and recorded
         self.skipped = 0  # imported before and unchanged since
         self.proposals = 0
-        self.rejected = 0
+        self.rejected = 0  # refused, as the transcript says
+        self.failed = 0  # tool calls that failed: nobody refused them
+        self.absent = 0  # lost: the workspace or the file is not on this machine
         self.known = 0  # recorded before (by a hook or an earlier import)
         self.runs = 0
         self.outside = 0  # edits of files outside any workspace
@@ -35,6 +50,7 @@ class ImportStats:
         return (
             f"{self.files} file(s) imported, {self.skipped} unchanged since the last import; "
             f"{self.proposals} proposal(s) ({self.rejected} rejected), {self.runs} test run(s); "
+            f"{self.failed} failed tool call(s), {self.absent} lost ({WORKSPACE_ABSENT}); "
             f"{self.known} already recorded, {self.outside} outside any workspace, "
             f"{self.bad} unreadable line(s)"
         )
@@ -156,7 +172,10 @@ def write(
             if ready.past is not None:
                 told.append((recorded[-1], ready.past))
             stats.proposals += 1
-            stats.rejected += ready.judged is None
+            state = ready.proposal.state
+            stats.rejected += state is State.REJECTED
+            stats.failed += state is State.FAILED
+            stats.absent += ready.judged is not None and ready.judged.reason == WORKSPACE_ABSENT
         runs_known = store.known_run_keys([r.run.dedupe_key or "" for r in prepared.runs])
         for ready_run in prepared.runs:
             run = ready_run.run

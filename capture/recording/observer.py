@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from capture.config import Config
+from capture.edits.evidence import Author
 from capture.edits.history import Change, Coverage, text_at
 from capture.edits.outcomes import decide
 from capture.edits.regions import Region
@@ -22,11 +23,14 @@ from capture.recording.coverage import watched_coverage
 from capture.store.change_rows import changes_by_file
 from capture.store.checkpoint_rows import CheckpointResult, DueCheckpoint
 from capture.store.database import Store
+from capture.store.lease_rows import leased_elsewhere
 
 __all__ = [
     "DISK_LATE",
     "DISK_WATCHED",
+    "AuthorOf",
     "ObserveReport",
+    "agent_covering",
     "follow_to",
     "observe_due",
     "observe_file",
@@ -69,6 +73,46 @@ def tracked_hunks(store: Store, proposal_id: str) -> list[tuple[int, TrackedHunk
     return _as_tracked(store.hunk_rows(proposal_id))
 
 
+#: Who made a change to a region, from its text before and after (None: cannot tell).
+AuthorOf = Callable[[str, str], str | None]
+
+
+def _user(before: str, after: str) -> str | None:
+    return Author.USER
+
+
+def agent_covering(old_texts: Sequence[str]) -> AuthorOf:
+    """The agent, for a region its edit replaced text of (the edit's old text and the region's
+    text overlap); None for any other change the same write carried."""
+    olds = [t for t in old_texts if t.strip()]
+
+    def author(before: str, after: str) -> str | None:
+        region = before.strip()
+        if region and any(region in t or t in before for t in olds):
+            return Author.AGENT
+        return None
+
+    return author
+
+
+def _changed_by(
+    author: AuthorOf,
+    before: str,
+    after: str,
+    old: Sequence[tuple[int, TrackedHunk]],
+    new: Sequence[tuple[int, TrackedHunk]],
+) -> str | None:
+    """Who changed a proposal's regions, if a change altered any (None: none did, or unknown)."""
+    for (_, a), (_, b) in zip(old, new, strict=True):
+        was = before[a.region.start : a.region.end] if a.region is not None else ""
+        now = after[b.region.start : b.region.end] if b.region is not None else ""
+        if (a.region is None) != (b.region is None) or was != now:
+            who = author(was, now)
+            if who is not None:
+                return who
+    return None
+
+
 def _as_tracked(rows: Sequence[Any]) -> list[tuple[int, TrackedHunk]]:
     hunks = []
     for row in rows:
@@ -100,9 +144,15 @@ def observe_file(
     now: float,
     via: str,
     gone: bool = False,
+    author: AuthorOf | None = None,
 ) -> ObserveReport:
     """Move the regions of every live proposal of one file to `text`, then record the due
-    checkpoints. One short transaction. `gone`: the file no longer exists (`text` is None)."""
+    checkpoints. One short transaction. `gone`: the file no longer exists (`text` is None).
+    `author`: who made a change to a region (its text before and after), when the caller can
+    tell (an agent's later edit that covers it); a change in an editor's buffer is the user's.
+    A proposal whose region changed is marked with its author; unknown authors mark nothing."""
+    if author is None and via == "editor":
+        author = _user
     report = ObserveReport()
     with store.transaction():
         baseline = store.baseline(workspace_id, path)
@@ -115,14 +165,21 @@ def observe_file(
             flat = [pair for hunks in per_proposal.values() for pair in hunks]
             regions = iter(follow(baseline, text, [h for _, h in flat]))
             moved: dict[int, tuple[int, int] | None] = {}
+            changed: list[tuple[str, str]] = []
             for proposal_id, hunks in per_proposal.items():
                 updated = []
                 for hunk_id, h in hunks:
                     r = next(regions)
                     moved[hunk_id] = (r.start, r.end) if r else None
                     updated.append((hunk_id, replace(h, region=r)))
+                if author is not None and baseline is not None:
+                    who = _changed_by(author, baseline, text, hunks, updated)
+                    if who is not None:
+                        changed.append((proposal_id, who))
                 per_proposal[proposal_id] = updated
             store.update_regions(moved)
+            for who in {w for _, w in changed}:
+                store.set_author([p for p, w in changed if w == who], who)
         if text is not None and text != baseline:
             store.set_baseline(workspace_id, path, text, now)
         results: list[CheckpointResult] = []
@@ -164,8 +221,16 @@ def follow_to(store: Store, proposal: ProposalInput, relative_path: str, *, now:
     if store.baseline(workspace_id, relative_path) == proposal.file_text:
         return  # nothing moved since the regions were last placed
     if store.live_proposals(workspace_id, relative_path):
+        # the change from the baseline to this text is the agent's own edit (or holds it)
         observe_file(
-            store, workspace_id, relative_path, proposal.file_text, (), now=now, via="disk"
+            store,
+            workspace_id,
+            relative_path,
+            proposal.file_text,
+            (),
+            now=now,
+            via="disk",
+            author=agent_covering([h.old_text for h in proposal.hunks]),
         )
 
 
@@ -180,14 +245,22 @@ def observe_due(
     exists: ExistsSource = _on_disk,
     via: str = "disk",
     coverage: Coverage | None | _Unset = _UNSET,
+    owner: str | None = None,
 ) -> ObserveReport:
     """Evaluate every checkpoint due at `now`, one file at a time. A checkpoint whose due time
     the watcher's recorded changes cover is rebuilt from them (`via` disk-watched, on time);
     the others read the disk now, `disk-late` when that is late. `coverage`: the span the
-    changes cover (default: the watcher's status file says)."""
+    changes cover (default: the watcher's status file says).
+
+    A file another process holds a live lease on (its unsaved buffer,
+    `capture.store.lease_rows`) is left to that process: its edits are never judged from the
+    disk. `owner`: the caller's own lease name."""
     if isinstance(coverage, _Unset):
         coverage = watched_coverage(config.paths.state_dir)
     due = store.due_checkpoints(now, workspace_root=workspace_root, paths=paths)
+    held = leased_elsewhere(store.conn, owner, now) if due else set()
+    if held:
+        due = [c for c in due if (c.workspace_id, c.path) not in held]
     by_file: dict[tuple[int, str, str], list[DueCheckpoint]] = defaultdict(list)
     for checkpoint in due:
         by_file[(checkpoint.workspace_id, checkpoint.root, checkpoint.path)].append(checkpoint)

@@ -72,6 +72,7 @@ _TONE: dict[str | None, Literal["good", "bad", "neutral"]] = {
     "undone": "bad",
     "lost": "bad",
     "rejected": "bad",
+    "failed": "neutral",
 }
 
 
@@ -86,7 +87,7 @@ def episode_timeline(episode: dict[str, Any], *, diffs: bool = True) -> list[Ent
     for n, p in enumerate(episode["proposals"], 1):
         size = f"+{p['chars_added']}/-{p['chars_removed']} chars, {p['lines_added']} line(s)"
         tool = f" via {p['tool']}" if p.get("tool") else ""
-        verb = {"applied": "applied", "shown": "shown", "rejected": "proposed"}[p["state"]]
+        verb = {"applied": "applied", "shown": "shown"}.get(p["state"], "proposed")
         entries.append(
             Entry(
                 _time(p["created_at"]),
@@ -100,6 +101,11 @@ def episode_timeline(episode: dict[str, Any], *, diffs: bool = True) -> list[Ent
             by = f" by {p['decided_by']}" if p.get("decided_by") else ""
             entries.append(
                 Entry(_time(p["settled_at"]), "decision", f"#{n} rejected{by}", n, tone="bad")
+            )
+        elif p["state"] == "failed":
+            why = f": {p['reason']}" if p.get("reason") else ""
+            entries.append(
+                Entry(_time(p["settled_at"]), "decision", f"#{n} the tool call failed{why}", n)
             )
         elif p["applied_at"] and p["applied_at"] != p["created_at"]:
             by = f" by {p['decided_by']}" if p.get("decided_by") else ""

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from capture.edits.evidence import label_of
 from capture.episode.vocabulary import EPISODE_SCHEMA
 from capture.store.database import Store
 from capture.store.late_signal_rows import late_signals
@@ -128,13 +129,15 @@ def load_episodes(
     # Proposal dicts are built as their rows arrive, their hunks and checkpoints lists filled in
     # by the queries after.
     proposals: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    recorded: dict[str, tuple[str | None, str | None]] = {}
     edited: dict[str, set[str]] = defaultdict(set)
     parts: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
     for chunk in _chunks(episode_ids):
         for (
             episode_id, pid, path, state, outcome, reason, similarity, retention, chars_added,
             chars_removed, lines_added, lines_removed, agent, model, tool, source, backfilled,
-            created_file, created_at, applied_at, decided_by, settled_at, rules_version,
+            created_file, created_at, applied_at, decided_by, settled_at, rules_version, author,
+            evidence,
         ) in cursor.execute(
             f"""SELECT episode_id, {_PROPOSAL_COLUMNS} FROM proposals
                 WHERE episode_id IN ({_in(chunk)}) ORDER BY id""",
@@ -177,6 +180,7 @@ def load_episodes(
                     "checkpoints": checkpoints,
                 }
             )
+            recorded[pid] = (author, evidence)
     for chunk in _chunks(list(parts)):
         # In the order of the (proposal_id, idx) index: nothing to sort, and each proposal's
         # hunks still come in idx order.
@@ -233,6 +237,7 @@ def load_episodes(
     proposal_tiers = tier_histories(store.conn, "proposal", list(parts))
     for episode_proposals in proposals.values():
         for p in episode_proposals:
+            _add_label(p, *recorded[p["id"]])
             signals = late.get(p["id"])
             p["late_signals"] = None if signals is None else signals.as_json(iso)
             p.update(_tier_fields(proposal_tiers.get(p["id"], [])))
@@ -251,6 +256,27 @@ def load_episodes(
         episode.update(trajectories[e[0]])
         out.append(episode)
     return out
+
+
+def _add_label(p: dict[str, Any], author: str | None, evidence: str | None) -> None:
+    """What the proposal's label rests on and who made the change (capture.edits.evidence)."""
+    label = label_of(
+        state=p["state"],
+        outcome=p["outcome"],
+        reason=p["reason"],
+        backfilled=p["backfilled"],
+        checkpoints=[
+            (c["outcome"], c["via"], c["late_seconds"])
+            for c in p["checkpoints"]
+            if c["observed_at"] is not None
+        ],
+        author=author,
+        evidence=evidence,
+    )
+    p["evidence"] = label.evidence.value
+    p["evidence_seen"] = label.seen
+    p["author"] = label.author.value if label.author is not None else None
+    p["undone_by"] = label.undone_by
 
 
 def _tier_fields(history: list[TierChange]) -> dict[str, Any]:
@@ -272,7 +298,8 @@ _EPISODE_COLUMNS = """e.id, e.agent, e.model, e.session_id, e.turn_id, w.root, e
     e.started_at, e.ended_at, e.settled_at"""
 _PROPOSAL_COLUMNS = """id, path, state, outcome, reason, similarity, retention, chars_added,
     chars_removed, lines_added, lines_removed, agent, model, tool, source, backfilled,
-    created_file, created_at, applied_at, decided_by, settled_at, rules_version"""
+    created_file, created_at, applied_at, decided_by, settled_at, rules_version, author,
+    evidence"""
 _RUN_COLUMNS = """t.id, t.command, t.name, t.source, t.exit_code, t.passed, t.failed, t.errors,
     t.skipped, t.failing_ids, t.started_at, t.duration_s, t.runner, t.results_from, t.report,
     t.cwd, t.shell_exit_code, t.seen_by"""

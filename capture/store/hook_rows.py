@@ -25,6 +25,7 @@ __all__ = [
     "session_pending",
     "shell_run",
     "take_pending",
+    "take_pending_since",
     "take_shell_start",
 ]
 
@@ -116,6 +117,20 @@ def take_pending(
         f"SELECT created_at, proposal FROM hook_pending WHERE {where} ORDER BY created_at", params
     ).fetchall()
     conn.execute(f"DELETE FROM hook_pending WHERE {where}", params)
+    return [(float(row[0]), _proposal(row[1])) for row in rows]
+
+
+def take_pending_since(
+    conn: sqlite3.Connection, agent: str, since: float
+) -> list[tuple[float, ProposalInput]]:
+    """Remove and return the agent's pending edits announced at or after `since` (what a
+    replayed log left waiting), with the time each was announced."""
+    where = "agent = ? AND created_at >= ?"
+    rows = conn.execute(
+        f"SELECT created_at, proposal FROM hook_pending WHERE {where} ORDER BY created_at",
+        (agent, since),
+    ).fetchall()
+    conn.execute(f"DELETE FROM hook_pending WHERE {where}", (agent, since))
     return [(float(row[0]), _proposal(row[1])) for row in rows]
 
 

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Observed", "ProposalRows", "Settled"]
 
+#: The outcome of a call recorded as decided already.
+_CLOSED_OUTCOME = {State.REJECTED: Outcome.REJECTED, State.FAILED: Outcome.FAILED}
+
 
 @dataclass(frozen=True, slots=True)
 class Observed:
@@ -99,9 +102,11 @@ class ProposalRows(RowGroup):
                 change = change + count_change(hunk.old_text, hunk.new_text)
             proposal_id = new_id(now)
             state = proposal.state
-            outcome = Outcome.REJECTED if state is State.REJECTED else Outcome.PENDING
+            # a refused or failed call is decided when it is recorded: nothing to follow
+            closed = state in (State.REJECTED, State.FAILED)
+            outcome = _CLOSED_OUTCOME.get(state, Outcome.PENDING)
             applied_at = now if state is State.APPLIED else None
-            settled_at = now if state is State.REJECTED else None
+            settled_at = now if closed else None
             if settled is not None and state is State.APPLIED:
                 outcome, settled_at = settled.outcome, settled.at
             else:
@@ -125,7 +130,7 @@ class ProposalRows(RowGroup):
                     proposal.dedupe_key,
                     state.value,
                     outcome.value,
-                    settled.reason if settled else None,
+                    settled.reason if settled else proposal.reason,
                     settled.windows.similarity if settled else None,
                     settled.windows.retention if settled else None,
                     change.chars_added,
@@ -137,7 +142,7 @@ class ProposalRows(RowGroup):
                     proposal.source,
                     now,
                     applied_at,
-                    now if state is State.REJECTED else None,
+                    now if closed else None,
                     proposal.decided_by,
                     settled_at,
                     RULES_VERSION,
@@ -148,7 +153,7 @@ class ProposalRows(RowGroup):
                 self._schedule(proposal_id, now, windows, late, settled)
                 if proposal.file_text is not None:
                     self.set_baseline(workspace_id, relative_path, proposal.file_text, now)
-            if state is State.REJECTED:
+            if closed:
                 self._settle_episode_if_done(episode_id, now)
             return proposal_id
 
@@ -352,6 +357,12 @@ class ProposalRows(RowGroup):
                ON CONFLICT (workspace_id, path) DO UPDATE SET text = excluded.text,
                observed_at = excluded.observed_at""",
             (workspace_id, path, text, now),
+        )
+
+    def set_author(self, proposal_ids: Sequence[str], author: str) -> None:
+        """Who last changed these proposals' regions (see capture.edits.evidence.Author)."""
+        self.conn.executemany(
+            "UPDATE proposals SET author = ? WHERE id = ?", [(author, p) for p in proposal_ids]
         )
 
     def update_regions(self, spans: dict[int, tuple[int, int] | None]) -> None:

@@ -382,6 +382,39 @@ _MIGRATIONS: list[tuple[str, list[str] | Callable[[], list[str]]]] = [
             "ALTER TABLE episodes ADD COLUMN task_source TEXT",
         ],
     ),
+    (
+        # Evidence, not guesses (capture.edits.evidence): a tool call that failed is `failed`,
+        # not `rejected`, so the state's CHECK admits it (widened in place, as SQLite documents
+        # for relaxing a constraint: every row already holds; RESET makes this connection read
+        # the new text back before anything alters the table, and the ALTERs after it bump the
+        # schema cookie so every other connection reads it too); who made the change
+        # a label judges; what the label rests on, when its writer knew better than the rows.
+        "m016_evidence",
+        [
+            "PRAGMA writable_schema = ON",
+            """UPDATE sqlite_master SET sql = replace(sql,
+                   'CHECK (state IN (''shown'', ''applied'', ''rejected''))',
+                   'CHECK (state IN (''shown'', ''applied'', ''rejected'', ''failed''))')
+               WHERE type = 'table' AND name = 'proposals'""",
+            "PRAGMA writable_schema = RESET",
+            "ALTER TABLE proposals ADD COLUMN author TEXT",
+            "ALTER TABLE proposals ADD COLUMN evidence TEXT",
+        ],
+    ),
+    (
+        # One owner per document (capture.store.lease_rows): the process holding a file's
+        # unsaved buffer owns its checkpoints; every other observer defers to it.
+        "m017_document_leases",
+        [
+            """CREATE TABLE document_leases (
+                workspace_id INTEGER NOT NULL,
+                path TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                renewed_at REAL NOT NULL,
+                PRIMARY KEY (workspace_id, path)
+            )""",
+        ],
+    ),
 ]
 
 # The moved migrations keep counting: a database stamped by the numbering from before they

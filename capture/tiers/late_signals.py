@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "CHURN_DAYS",
+    "CONVENTIONAL_TYPES",
     "DAY",
     "FIX_WORDS",
     "MARKERS",
@@ -56,12 +57,19 @@ __all__ = [
 DAY = 86400.0
 #: the churn windows, in days after the commit that carried the agent's lines
 CHURN_DAYS = (14, 30)
-#: words that mark a commit message as a fix (whole words, any case)
+#: words that mark a commit's subject line as a fix (whole words, any case); never read in the
+#: body, where a feature commit may well mention "regression tests"
 FIX_WORDS = ("fix", "fixes", "fixed", "fixing", "bugfix", "hotfix", "bug", "regression", "repair")
+#: conventional-commit types: a subject that names one is a fix only when it is `fix`
+CONVENTIONAL_TYPES = frozenset(
+    {"feat", "fix", "docs", "style", "refactor", "perf", "test", "tests", "build", "ci", "chore"}
+)
 #: markers of work left undone
 MARKERS = ("TODO", "FIXME", "HACK", "XXX")
 
 _FIX = re.compile(r"\b(" + "|".join(FIX_WORDS) + r")\b", re.IGNORECASE)
+_REGRESSION_TESTS = re.compile(r"\bregression[- ]tests?\b", re.IGNORECASE)
+_CONVENTIONAL = re.compile(r"^([A-Za-z]+)(\([^)]*\))?!?:\s")
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.*)"\s*$')
 _MARKER = re.compile(r"\b(" + "|".join(MARKERS) + r")\b")
@@ -237,10 +245,17 @@ def revert_subject(message: str) -> str | None:
 
 
 def is_fix_message(message: str) -> bool:
-    """A commit message that marks the commit as a fix (and is not a revert)."""
+    """A commit whose subject line marks it as a fix (and that is not a revert): the
+    conventional-commit type `fix`, or, with no conventional type, a fix word in the subject.
+    The body is never read."""
     if reverted_shas(message) or revert_subject(message) is not None:
         return False
-    return bool(_FIX.search(message))
+    subject = _subject(message)
+    kind = _CONVENTIONAL.match(subject)
+    if kind is not None and kind.group(1).lower() in CONVENTIONAL_TYPES:
+        return kind.group(1).lower() == "fix"
+    # "add regression tests" names tests, not a fix
+    return bool(_FIX.search(_REGRESSION_TESTS.sub("", subject)))
 
 
 def lines_back(agent_lines: Sequence[str], old_lines: Sequence[str], text: str | None) -> bool:

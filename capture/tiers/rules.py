@@ -70,8 +70,8 @@ def formatter_only(hunks: Sequence[tuple[str, str]]) -> bool:
 class ProposalFacts:
     """What the rules read about one proposal."""
 
-    state: str  # shown | applied | rejected
-    outcome: str  # kept | edited | undone | rejected | lost | pending
+    state: str  # shown | applied | rejected | failed
+    outcome: str  # kept | edited | undone | rejected | failed | lost | pending
     path: str
     hunks: tuple[tuple[str, str], ...] = ()  # (old text, new text)
     outcome_reason: str | None = None
@@ -123,6 +123,7 @@ PROPOSAL_RULES: tuple[Rule, ...] = (
     Rule(Tier.NOISE, "generated, vendored or lock file", lambda f: generated_path(f.path)),
     Rule(Tier.REJECTED, "rejected", lambda f: f.state == "rejected" or f.outcome == "rejected"),
     Rule(Tier.NOISE, "lost", lambda f: f.outcome == "lost"),
+    Rule(Tier.NOISE, "tool call failed", lambda f: f.state == "failed" or f.outcome == "failed"),
     Rule(Tier.NOISE, "formatter-only change", lambda f: formatter_only(f.hunks)),
     Rule(Tier.UNDONE, "undone", lambda f: f.outcome == "undone"),
     Rule(
@@ -171,7 +172,7 @@ GOLD_REASON = (
 
 def decide_proposal(f: ProposalFacts) -> TierDecision | None:
     """The proposal's tier, or None while its outcome is pending (nothing to decide yet)."""
-    if f.outcome == "pending" and not f.quarantined and f.state != "rejected":
+    if f.outcome == "pending" and not f.quarantined and f.state not in ("rejected", "failed"):
         return None
     for rule in PROPOSAL_RULES:
         if rule.holds(f):

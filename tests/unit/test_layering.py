@@ -61,7 +61,9 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "capture.testruns": frozenset({"capture.errors", "capture.model", "capture.globs"})
     | {"capture.edits"},
     "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
-    "capture.episode": frozenset({"capture.model", "capture.testruns", "capture.tiers"}),
+    "capture.episode": frozenset(
+        {"capture.model", "capture.edits", "capture.testruns", "capture.tiers"}
+    ),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
     | {"capture.testruns", "capture.tiers", "capture.connection", "capture.episode"},
     "capture.report": SHARED | {"capture.edits", "capture.store", "capture.tiers"},

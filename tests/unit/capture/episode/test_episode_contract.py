@@ -44,6 +44,7 @@ def _local_episode(n: int = 1) -> dict[str, Any]:
     for p in e["proposals"]:
         p.update(rules_version=3, late_signals=None, tier=None, tier_history=[])
         p.update(before_text="def f():\n    return 1\n", before_via="payload")
+        p.update(evidence="disk-watched", evidence_seen=True, author="agent", undone_by=None)
         for c in p["checkpoints"]:
             c.update(reason=None, rules_version=3, late_seconds=None)
     for r in e["test_runs"]:

@@ -119,6 +119,11 @@ def test_the_first_fix_counts_and_the_shells_syntax_count_is_kept() -> None:
         ("Add prefix option", False),
         ("Refactor suffix handling", False),
         ('Revert "fix total"', False),
+        ("fix(parser): accept empty input", True),
+        ("feat: add totals\n\nFixes a regression the old code had; adds regression tests", False),
+        ("Add totals\n\nThis fixes the bug where totals were off", False),
+        ("Add regression tests for totals", False),
+        ("test: cover the fix of #12", False),
     ],
 )
 def test_fix_messages(message: str, fix: bool) -> None:
