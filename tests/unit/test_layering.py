@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "capture.files",
         "capture.globs",
         "capture.connection",
+        "capture.moments",
     ),
     ("capture.edits", "capture.paths", "capture.install"),
     ("capture.testruns", "capture.config", "capture.tiers"),
@@ -62,7 +63,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "capture.tiers": frozenset({"capture.errors", "capture.model", "capture.edits"}),
     "capture.episode": frozenset({"capture.model", "capture.testruns", "capture.tiers"}),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
-    | {"capture.testruns", "capture.tiers", "capture.connection", "capture.episode"},
+    | {"capture.testruns", "capture.tiers", "capture.connection", "capture.episode"}
+    | {"capture.moments"},
     "capture.report": SHARED | {"capture.edits", "capture.store", "capture.tiers"},
 }
 
