@@ -261,4 +261,7 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
         report = ingest(store, config, reading, text, now=now, fallback_cwd=os.getcwd())
     finally:
         store.close()
+    from capture.hooks.spool import ensure
+
+    ensure(str(config.paths.db.parent))  # room for payloads a full disk would refuse later
     problems.extend(report.problems)
