@@ -252,3 +252,11 @@ def test_copilot_event_is_inferred_or_given() -> None:
     vscode = {"hookEventName": "UserPromptSubmit", "sessionId": "v", "prompt": "hi"}
     reading = read("copilot", vscode)
     assert (reading.call.event, reading.call.session_id) == ("userPromptSubmitted", "v")
+
+
+def test_a_cursor_prompt_event_spelled_with_escapes_still_gets_its_reply() -> None:
+    raw = b'{"hook_event_name": "before\\u0053ubmitPrompt", "prompt": "hi"}'
+    assert reply_for("cursor", None, raw) == '{"continue": true}'
+    other = b'{"hook_event_name": "after\\u0046ileEdit"}'
+    assert reply_for("cursor", None, other) is None
+    assert reply_for("cursor", None, b'{"hook_event_name": "\\u00') is None  # not JSON
