@@ -66,7 +66,7 @@ def test_a_far_future_test_run_leaves_every_reading_command_working(
     finally:
         conn.close()
     log = (capture_home / "state" / "log" / "server.log").read_text()
-    assert "test run start" in log and "outside 2000" in log
+    assert "capture/testRun startedAt" in log and "outside 2000" in log
 
     episodes = reading_commands_work(run_capture, tmp_path / "out1")
     assert {r["name"] for r in episodes[0]["test_runs"]} == {"far", "ancient"}  # type: ignore[attr-defined]
