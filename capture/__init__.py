@@ -8,6 +8,7 @@ what it decides, and where it imports less than its layer allows. Nothing in the
 
     0  errors, model, dirs, files, globs     shared by every stage
     0  connection      the one SQLite connection factory (and its library's version)
+    0  moments         which times are believable on entry and readable when stored
     1  edits/          where an edit's text lives now, and the outcome it earns (pure)
     1  paths           the XDG paths of the database, config and logs (`dirs`, with `os` alone)
     1  install/        our entries in each agent's settings

@@ -70,6 +70,8 @@ class CaptureProtocol(LanguageServerProtocol):
             # The pygls 2.1.1 leak: only responses to requests ever pop these entries.
             if futures.get(_id) is future:
                 del futures[_id]
+            if future.cancelled():
+                return  # the server is exiting (an `exit` right after `shutdown`): no answer
             _callback(future)
 
         super()._execute_handler(msg_id, handler, done, args, kwargs)
@@ -123,6 +125,8 @@ class CaptureProtocol(LanguageServerProtocol):
                 error = exc if isinstance(exc, JsonRpcInvalidParams) else JsonRpcInternalError()
                 self._send_response(msg_id, error=error.to_response_error())
             return
+        if method == types.SHUTDOWN and "id" in data:
+            server.shutdown_requested = True
         try:
             self.handle_message(message)
         except Exception:  # noqa: BLE001 - logged; the server keeps serving
@@ -154,7 +158,8 @@ class CaptureServer(LanguageServer):
         self.frames = FrameReader()
         self.exit_code: int | None = None
         self.exited = asyncio.Event()
-        self._closed = False
+        self._closing: asyncio.Future[None] | None = None
+        self.shutdown_requested = False
         self.raw_notifications[types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS] = self._folders_changed
         # pygls sets attributes on what it registers: plain functions, not bound methods.
         self.feature(types.INITIALIZE)(_function(self._initialize))
@@ -184,10 +189,13 @@ class CaptureServer(LanguageServer):
             feature.serving()
 
     async def close(self) -> None:
-        """Stop the features (the proposals write what the editor's buffers hold), commit."""
-        if self._closed:
-            return
-        self._closed = True
+        """Stop the features (the proposals write what the editor's buffers hold), commit.
+        Once: a second call (the `exit` that follows `shutdown` at once) waits for the first."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close())
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
         for feature in self.features:
             try:
                 await feature.stop()
@@ -196,7 +204,10 @@ class CaptureServer(LanguageServer):
         await asyncio.gather(self.writer.flush(), return_exceptions=True)
 
     def request_exit(self) -> None:
-        self.exit_code = 0 if self.protocol._shutdown else 1
+        shut = self.protocol._shutdown or self.shutdown_requested
+        if self.shutdown_requested and not self.protocol._shutdown:
+            log.warning("exit before the shutdown was answered: the shutdown finishes first")
+        self.exit_code = 0 if shut else 1
         self.exited.set()
 
     def terminated(self) -> None:

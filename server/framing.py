@@ -24,7 +24,7 @@ __all__ = ["MAX_BODY", "MAX_HEADER", "FrameReader", "content_length"]
 
 log = logging.getLogger(__name__)
 
-MAX_BODY = 64 * 1024 * 1024  # larger messages are skipped, not buffered
+MAX_BODY = 64 * 1024 * 1024  # a larger announced length is refused, not buffered nor skipped
 MAX_HEADER = 64 * 1024
 
 # The field, wherever it starts: stray bytes may be glued to its front on the same line.
@@ -81,18 +81,21 @@ class FrameReader:
     """Splits a byte stream into LSP message bodies (``Content-Length`` framing).
 
     Garbage between messages is skipped up to the next ``Content-Length`` field; a header
-    block without a usable length is dropped; a body longer than ``max_body`` is skipped, not
-    buffered. ``dropped`` counts header blocks given up, ``resynced`` the times stray bytes
-    were skipped to reach a header, ``overrun`` the bodies cut short at the next header:
-    together, the bad frames seen.
+    block without a usable length is dropped; a header announcing more than ``max_body`` is
+    refused and the reader resynchronises at the next header (skipping that many bytes instead
+    would make a stray digit, ``Content-Length: 1000000000``, swallow every later message,
+    ``shutdown`` and ``exit`` included); the body, if one was sent, is dropped as stray bytes
+    on the way, never buffered whole. ``dropped`` counts header blocks given up, ``resynced``
+    the times stray bytes were skipped to reach a header, ``overrun`` the bodies cut short at
+    the next header: together, the bad frames seen.
     """
 
     def __init__(self, max_body: int = MAX_BODY) -> None:
         self._buf = bytearray()
         self._need: int | None = None
-        self._skip = 0
         self._max_body = max_body
         self._scanned = 0  # bytes of the pending body already searched for a next header
+        self._resyncing = 0  # bytes dropped since an oversized header (0: not resyncing)
         self.dropped = 0
         self.resynced = 0
         self.overrun = 0
@@ -152,23 +155,26 @@ class FrameReader:
         pos = 0
         bodies: list[bytes] = []
         while True:
-            if self._skip:
-                n = min(self._skip, len(buf) - pos)
-                pos += n
-                self._skip -= n
-                if self._skip:
-                    break
-                continue
             if self._need is None:
                 end = buf.find(b"\r\n\r\n", pos)
                 if end < 0:
                     if len(buf) - pos > MAX_HEADER:
-                        self.dropped += 1
-                        log.warning("skipped %d bytes without a message header", len(buf) - pos)
+                        if self._resyncing:
+                            self._resyncing += len(buf) - pos - 3  # the refused body: said once
+                        else:
+                            self.dropped += 1
+                            log.warning("skipped %d bytes without a message header", len(buf) - pos)
                         pos = len(buf) - 3
                     break
                 length, stray = content_length(bytes(buf[pos:end]))
                 pos = end + 4
+                if self._resyncing and length is not None:
+                    log.warning(
+                        "found the next message header %d bytes after the refused one",
+                        self._resyncing - 1 + stray,
+                    )
+                    self._resyncing = 0
+                    stray = 0
                 if length is None:
                     self.dropped += 1
                     log.warning("skipped a message header without a usable Content-Length")
@@ -178,8 +184,13 @@ class FrameReader:
                     log.warning("skipped %d stray bytes before a message header", stray)
                 if length > self._max_body:
                     self.dropped += 1
-                    log.warning("skipped a message of %d bytes (limit %d)", length, self._max_body)
-                    self._skip = length
+                    log.warning(
+                        "refused a message header announcing %d bytes (limit %d): reading on "
+                        "from the next header",
+                        length,
+                        self._max_body,
+                    )
+                    self._resyncing = 1
                     continue
                 self._need = length
                 self._scanned = 0

@@ -50,6 +50,10 @@ class _BoundedQueueHandler(logging.handlers.QueueHandler):
             self.dropped += 1
 
 
+def _not_a_client_mistake(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("Unable to deserialize message")
+
+
 def setup_logging(
     log_dir: Path | None, level: str = "INFO", stderr_level: str = "WARNING"
 ) -> logging.handlers.QueueListener:
@@ -90,6 +94,9 @@ def setup_logging(
     pygls_logger.handlers[:] = [queue_handler]
     pygls_logger.setLevel(logging.WARNING)
     pygls_logger.propagate = False
+    # pygls logs a message it cannot read at ERROR with a traceback, then raises; the dispatcher
+    # answers and logs it as the client's mistake (a warning), so pygls's record goes.
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_a_client_mistake)
     if error is not None:
         logging.getLogger("server").warning("cannot write the log file in %s: %s", log_dir, error)
     return listener

@@ -11,6 +11,7 @@ from pygls.uris import to_fs_path
 
 from capture.config import Config
 from capture.model import TestRunInput
+from capture.moments import checked, checked_duration
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from server.feature import Feature, NotificationHandler
@@ -41,9 +42,12 @@ class TestRuns(Feature):
                 raise ParamsError(f"cwd {p.cwd[:200]!r} is outside the workspace folders")
             if workspace is not None and not _near(workspace, folders):
                 raise ParamsError(f"workspace {workspace[:200]!r} is not a workspace folder")
+        duration = checked_duration(p.duration_s, what="capture/testRun durationS")
         started = p.started_at
         if started is None:
-            started = now - (p.duration_s or 0.0)
+            started = now - (duration or 0.0)
+        # a time outside 2000 .. a day from now is the time received (logged), never stored
+        started = checked(started, wall=now, what="capture/testRun startedAt")
         run = TestRunInput(
             command=p.command,
             source="editor",
@@ -51,7 +55,7 @@ class TestRuns(Feature):
             workspace=workspace,
             name=p.name,
             cwd=p.cwd,
-            duration_s=p.duration_s,
+            duration_s=duration,
             exit_code=p.exit_code,
             passed=p.passed,
             failed=p.failed,

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from capture.connection import sqlite3
 from capture.errors import CaptureError
 from capture.store.database import Store
+from server.params import ParamsError
 
 __all__ = ["EventRow", "Job", "StoreWriter"]
 
@@ -204,6 +205,10 @@ class StoreWriter:
             result = item.job(store)
         except Exception as exc:  # noqa: BLE001 - one job's failure must not undo the others
             store.rollback_to("job")
+            if isinstance(exc, ParamsError):
+                # the client's mistake (a decision for an id never reported): nothing failed here
+                log.warning("%s", exc)
+                return item.future, None, exc  # type: ignore[return-value]
             self.failed_jobs += 1
             if isinstance(exc, CaptureError):
                 log.warning("%s: %s", item.label, exc)

@@ -248,7 +248,7 @@ def _serve(args: argparse.Namespace, url: str) -> int:
     max_body = int(args.max_body_mb * 1024 * 1024)
     limits = Limits(
         max_body_bytes=max_body,
-        max_decoded_bytes=max(max_body, 64 * 1024 * 1024),
+        max_decoded_bytes=max(max_body, Limits().max_decoded_bytes),
         max_batch=args.max_batch,
         rate=args.rate,
         burst=args.burst,

@@ -11,6 +11,7 @@ from capture import __version__
 from capture.cli.context import Context
 from capture.connection import SAFE_SQLITE, library_name, sqlite_version, wal_reset_safe
 from capture.store.summary_rows import database_state
+from capture.store.time_rows import unreadable_times
 
 _PACKAGES = (
     "pygls",
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             "text_bytes": written,
             "stored_bytes": stored,
         }
+        # listed, not a failure: every reading command leaves these rows out, alone
+        report["database"]["unreadable_times"] = unreadable_times(store.conn)
         ok = report["database"]["integrity"] == "ok"
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not fail
         report["database"] = {"error": str(exc)}
@@ -140,4 +143,12 @@ def run(args: argparse.Namespace) -> int:
                     f"          #{row['id']} {row['agent']} {row['event'] or '-'} "
                     f"attempts {row['attempts']}: {row['error']}"
                 )
+        bad = db["unreadable_times"]
+        if bad:
+            print(
+                f"times     {len(bad)} row(s) with a time no command can show "
+                "(left out of episodes, show, export and sync):"
+            )
+            for row in bad:
+                print(f"          {row['table']} {row['id']} {row['column']} = {row['value']}")
     return 0 if ok else 1

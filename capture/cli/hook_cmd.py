@@ -309,4 +309,7 @@ def _hook(agent: str, event: str | None, raw: bytes, size: int, problems: list[s
         start_watcher(store, config)
     finally:
         store.close()
+    from capture.hooks.spool import ensure
+
+    ensure(str(config.paths.db.parent))  # room for payloads a full disk would refuse later
     problems.extend(report.problems)

@@ -77,13 +77,15 @@ def enqueue(
     """Queue one payload, with the files it names as they are now (one transaction). False
     when the store is not ready for it (first run: the schema is created on the slow path),
     cannot be written, or the cwd or environment cannot be stored as text. `at`: when the hook
-    fired (default: now)."""
+    fired (default: now). With the disk full, the payload goes to the spool allocated for that
+    (`capture.hooks.spool`; True when it is kept there), and the next drain queues it."""
     if not os.path.exists(path):
         return False
+    when = time.time() if at is None else at
     try:
         queue_payload(
             path,
-            time.time() if at is None else at,
+            when,
             agent,
             event,
             raw,
@@ -92,7 +94,14 @@ def enqueue(
             [(s.path, s.content, s.size, s.problem) for s in snapshots if _storable(s.path)],
             timeout=timeout,
         )
-    except (sqlite3.Error, UnicodeEncodeError):
+    except sqlite3.Error as exc:
+        from capture.hooks import spool
+
+        data_dir = os.path.dirname(path)
+        if spool.disk_full(exc, data_dir):
+            return spool.keep(data_dir, (when, agent, event, raw, cwd, env))
+        return False
+    except UnicodeEncodeError:
         # UnicodeEncodeError: a cwd or an agent's variable holding bytes UTF-8 cannot (a
         # surrogate escape from the OS) has no TEXT form: the hook reads it in its own process
         return False

@@ -22,10 +22,27 @@ PROMPT_REPLY = '{"continue": true}'
 
 
 def reply_for(agent: str, event: str | None, raw: bytes) -> str | None:
-    """What the agent expects on stdout for this call, decided without parsing JSON."""
-    if agent == "cursor" and (event == "beforeSubmitPrompt" or b'"beforeSubmitPrompt"' in raw):
+    """What the agent expects on stdout for this call, decided without parsing JSON (unless
+    the payload spells names with escapes)."""
+    if agent != "cursor":
+        return None
+    if event == "beforeSubmitPrompt" or b'"beforeSubmitPrompt"' in raw:
+        return PROMPT_REPLY
+    if event is None and b"\\u" in raw and _escaped_prompt_event(raw):
         return PROMPT_REPLY
     return None
+
+
+def _escaped_prompt_event(raw: bytes) -> bool:
+    """The event name spelled with JSON escapes (`"before\\u0053ubmitPrompt"`): rare, so only
+    then is the payload parsed."""
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(payload, dict) and payload.get("hook_event_name") == "beforeSubmitPrompt"
 
 
 def parse_payload(raw: bytes, size: int, problems: list[str]) -> tuple[dict[str, Any], str] | None:

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from capture.config import Config
+from capture.hooks import spool
 from capture.hooks.ingest import REPLAY_ENV, ingest
 from capture.hooks.snapshot import Snapshot
+from capture.hooks.spool import SpooledPayload, disk_full
 from capture.store import inbox_rows
 from capture.store.database import BUSY_TIMEOUT_MS, Store
 
@@ -23,6 +25,8 @@ __all__ = ["drain", "queued", "retry_set_aside", "set_aside"]
 DRAIN_BUSY_MS = 5_000
 #: Payloads read from the queue at a time.
 PAGE = 64
+#: How many times a payload set aside for a passing fault is put back by itself.
+TRANSIENT_ATTEMPTS = 20
 
 
 def _snapshots_of(store: Store, inbox_id: int) -> dict[str, Snapshot]:
@@ -49,6 +53,8 @@ def drain(store: Store, config: Config, *, clock: Callable[[], float] = time.tim
         # rather than holding a reader (or the applier) for the store's full busy timeout
         store.set_busy_timeout(DRAIN_BUSY_MS)
         try:
+            _take_spool(store, config)
+            _retry_transient(store)
             return _drain_locked(store, config, clock)
         finally:
             store.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -76,7 +82,8 @@ def _drain_locked(store: Store, config: Config, clock: Callable[[], float]) -> i
                 store.commit()
             except Exception as exc:  # noqa: BLE001 - set aside or left queued, never lost
                 _end_transaction(store)
-                if contention(exc):
+                if contention(exc) or disk_full(exc, str(store.path.parent)):
+                    # no fault of the payload: the next drain applies it, nobody has to
                     log_line(config.paths.log_dir, agent, event, _left_queued(row["id"], exc))
                     return applied
                 error = f"{type(exc).__name__}: {exc}"
@@ -96,6 +103,39 @@ def _drain_locked(store: Store, config: Config, clock: Callable[[], float]) -> i
             for problem in problems:
                 log_line(config.paths.log_dir, agent, event, problem)
             applied += 1
+
+
+def _take_spool(store: Store, config: Config) -> None:
+    """Queue what hooks kept in the spool while the disk was full, then make sure the spool
+    is allocated for next time (both need room: without it they wait for the next drain)."""
+    data_dir = str(store.path.parent)
+
+    def put(records: list[SpooledPayload]) -> None:
+        with store.transaction():
+            for at, agent, event, payload, cwd, env in records:
+                inbox_rows.insert_payload(store.conn, at, agent, event, payload, cwd, env)
+
+    try:
+        moved = spool.replay(data_dir, put)
+        if moved:
+            from capture.hooks.log import log_line
+
+            log_line(config.paths.log_dir, "-", None, f"queue: {moved} payload(s) from the spool")
+        spool.ensure(data_dir)
+    except Exception:  # noqa: BLE001 - the spool stays as it is, for the next drain
+        _end_transaction(store)
+
+
+def _retry_transient(store: Store) -> None:
+    """Payloads set aside for a passing fault (a full disk, a locked database) go back in the
+    queue by themselves, a few times at most."""
+    try:
+        if not inbox_rows.any_transient(store.conn, max_attempts=TRANSIENT_ATTEMPTS):
+            return  # the usual case: no write lock taken
+        with store.transaction():
+            inbox_rows.requeue_transient(store.conn, max_attempts=TRANSIENT_ATTEMPTS)
+    except Exception:  # noqa: BLE001 - they stay set aside, for the next drain
+        _end_transaction(store)
 
 
 def _apply_row(

@@ -6,6 +6,8 @@ recorded again and importing twice adds nothing twice.
 
 from __future__ import annotations
 
+import time
+
 from capture.config import Config
 from capture.edits.evidence import WORKSPACE_ABSENT
 from capture.importers.git_history import GitHistory
@@ -13,6 +15,7 @@ from capture.importers.prepare import SOURCE, Caches, Prepared, PreparedEdit, pr
 from capture.importers.records import History, PastEdit
 from capture.importers.trajectory import write_trajectory
 from capture.model import State
+from capture.moments import checked, checked_duration
 from capture.recording.recorder import Recorder
 from capture.store.database import Store
 from capture.store.proposal_rows import Observed, Settled
@@ -154,6 +157,7 @@ def write(
     history = prepared.history
     stats.outside += prepared.outside
     recorder = Recorder(store, config)
+    _believable_times(prepared, wall=max(now, time.time()))
     with store.transaction():
         ensured = _Episodes(recorder)
         episodes: set[str] = set()
@@ -211,6 +215,17 @@ def write(
         # a past session is over: its turns are closed episodes, settled when every proposal
         # has its outcome (all of them have, unless an earlier import left one open)
         store.close_past_episodes(sorted(episodes), now)
+
+
+def _believable_times(prepared: Prepared, *, wall: float) -> None:
+    """A transcript's time outside 2000 .. a day from now becomes the time of the import
+    (logged): one bad line must not put a row in the store that no command can show."""
+    for ready in prepared.edits:
+        ready.at = checked(ready.at, wall=wall, what="transcript edit time")
+    for ready_run in prepared.runs:
+        run = ready_run.run
+        run.started_at = checked(run.started_at, wall=wall, what="transcript test run time")
+        run.duration_s = checked_duration(run.duration_s, what="transcript test run duration")
 
 
 def record_history(

@@ -17,6 +17,7 @@ import orjson
 
 from capture.edits.evidence import label_of
 from capture.episode.vocabulary import EPISODE_SCHEMA
+from capture.moments import EARLIEST_READABLE, LATEST_READABLE, formattable
 from capture.store.database import Store
 from capture.store.late_signal_rows import late_signals
 from capture.store.tier_rows import TierChange, tier_histories
@@ -34,8 +35,8 @@ def iso(ts: float | None) -> str | None:
     minute is formatted once per minute and cached, the seconds and milliseconds come from
     tables. Less than half the work of formatting every time, which was the largest part of
     loading an episode."""
-    if ts is None:
-        return None
+    if ts is None or not formattable(ts):
+        return None  # a stored time no datetime can hold: doctor names its row
     seconds = int(ts)
     # Exactly math.modf's fraction: a float minus its integral part loses nothing.
     us = round((ts - seconds) * 1e6)
@@ -114,8 +115,8 @@ def load_episodes(
     sql = (
         f"SELECT {_EPISODE_COLUMNS} FROM episodes e LEFT JOIN workspaces w ON w.id = e.workspace_id"
     )
-    if where:
-        sql += " WHERE " + " AND ".join(where)
+    where.append(_READABLE.format(column="e.started_at"))
+    sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY e.started_at DESC, e.id DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
@@ -140,7 +141,8 @@ def load_episodes(
             evidence,
         ) in cursor.execute(
             f"""SELECT episode_id, {_PROPOSAL_COLUMNS} FROM proposals
-                WHERE episode_id IN ({_in(chunk)}) ORDER BY id""",
+                WHERE episode_id IN ({_in(chunk)}) AND {_READABLE.format(column="created_at")}
+                ORDER BY id""",
             chunk,
         ):  # fmt: skip
             hunks: list[dict[str, Any]] = []
@@ -219,7 +221,7 @@ def load_episodes(
         for r in cursor.execute(
             f"""SELECT l.episode_id, l.link, {_RUN_COLUMNS} FROM episode_test_runs l
                 JOIN test_runs t ON t.id = l.test_run_id WHERE l.episode_id IN ({_in(chunk)})
-                ORDER BY t.started_at, t.id""",
+                AND {_READABLE.format(column="t.started_at")} ORDER BY t.started_at, t.id""",
             chunk,
         ):
             runs[r[0]].append(r)
@@ -292,6 +294,9 @@ def _tier_fields(history: list[TierChange]) -> dict[str, Any]:
     ]
     return {"tier": changes[-1] if changes else None, "tier_history": changes}
 
+
+#: A row whose own time cannot be shown is left out (its row alone; `capture doctor` names it).
+_READABLE = f"{{column}} >= {EARLIEST_READABLE!r} AND {{column}} < {LATEST_READABLE!r}"
 
 # The columns each query reads, in the order the loops below unpack them.
 _EPISODE_COLUMNS = """e.id, e.agent, e.model, e.session_id, e.turn_id, w.root, e.prompt, e.source,

@@ -134,6 +134,36 @@ def requeue_set_aside(conn: sqlite3.Connection) -> list[int]:
     return ids
 
 
+#: What a passing fault says (SQLite's words): the payload was fine, the moment was not.
+_TRANSIENT = ("%disk is full%", "%database is locked%", "%database is busy%", "%disk I/O error%")
+
+
+_TRANSIENT_ROWS = (
+    "set_aside_at IS NOT NULL AND attempts < ? AND ("
+    + " OR ".join("error LIKE ?" for _ in _TRANSIENT)
+    + ")"
+)
+
+
+def any_transient(conn: sqlite3.Connection, *, max_attempts: int) -> bool:
+    """Whether a set-aside payload's error was a passing fault (a read: no write lock)."""
+    found = conn.execute(
+        f"SELECT EXISTS (SELECT 1 FROM hook_inbox WHERE {_TRANSIENT_ROWS})",
+        (max_attempts, *_TRANSIENT),
+    ).fetchone()
+    return bool(found[0])
+
+
+def requeue_transient(conn: sqlite3.Connection, *, max_attempts: int) -> int:
+    """Put back in the queue the set-aside payloads whose error was a passing fault, tried
+    fewer than `max_attempts` times; returns how many."""
+    cursor = conn.execute(
+        f"UPDATE hook_inbox SET set_aside_at = NULL WHERE {_TRANSIENT_ROWS}",
+        (max_attempts, *_TRANSIENT),
+    )
+    return cursor.rowcount
+
+
 def left_in_queue(conn: sqlite3.Connection, ids: Sequence[int]) -> int:
     """How many of these payloads are still in the queue (set aside or not)."""
     marks = ",".join("?" * len(ids))

@@ -53,6 +53,9 @@ def create_app(
         ),
         docs_url=None,
         redoc_url=None,
+        # `/v1/episodes/` is 404 like any unknown path (after the token check), never a 307
+        # that tells a client holding another team's token where the route is
+        redirect_slashes=False,
     )
     app.state.storage = storage
     app.state.limits = limits

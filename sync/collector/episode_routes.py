@@ -18,17 +18,12 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from sync.collector import wire
+from sync.collector.admission import Admission
 from sync.collector.backend import Storage
+from sync.collector.bounds import BodyStream, oversized_field
 from sync.collector.errors import ApiError
-from sync.collector.http import UNAVAILABLE, error_responses, read_body, unavailable
-from sync.collector.ingest import (
-    EpisodeRow,
-    Rejection,
-    check_batch,
-    decode_body,
-    parse_json,
-    prepare,
-)
+from sync.collector.http import UNAVAILABLE, error_responses, read_body_into, unavailable
+from sync.collector.ingest import EpisodeRow, Rejection, check_batch, parse_json, prepare
 from sync.collector.limits import Limits
 from sync.collector.tokens import TokenRecord, authorize
 from sync.collector.validation import compile_schema
@@ -47,12 +42,21 @@ def episodes_router(
 ) -> APIRouter:
     router = APIRouter()
     validate_batch = compile_schema(wire.batch_schema())
+    admission = Admission(limits.max_uploads_per_token, limits.max_uploads)
 
-    def process(
-        raw: bytes, encoding: str | None, team: str, contributor: str | None
-    ) -> list[dict[str, Any]]:
-        data = decode_body(raw, encoding, limits.max_decoded_bytes)
-        items = check_batch(parse_json(data), validate_batch, limits.max_batch)
+    def process(data: bytes, team: str, contributor: str | None) -> list[dict[str, Any]]:
+        batch = parse_json(data)
+        del data
+        oversized = oversized_field(batch, limits.max_field_bytes)
+        if oversized:
+            raise ApiError(
+                413,
+                "field_too_large",
+                f"{oversized} holds more than {limits.max_field_bytes} bytes, the most this "
+                "collector takes in one text field",
+                field=oversized,
+            )
+        items = check_batch(batch, validate_batch, limits.max_batch)
         now = clock()
         prepared = [
             prepare(item, contributor=contributor, received_at=now, max_level=limits.max_level)
@@ -95,7 +99,11 @@ def episodes_router(
             "differs from `id`, an unsupported `episode.schema`, code in a `metrics` upload). "
             "A body that breaks the schema is refused whole (422, naming the field). A body "
             "over the collector's size limit, or a batch of more episodes than its `max_batch` "
-            "(1000 by default; see /v1/health), is refused whole with 413: split it."
+            "(1000 by default; see /v1/health), or with a text field over the collector's field "
+            "limit (2 MiB by default), is refused whole with 413 (`body_too_large`, "
+            "`batch_too_large`, `field_too_large` naming the field): split it or leave the "
+            "episode out. Each token has a few uploads worked on at once; more wait their turn "
+            "(429 after 30 s)."
         ),
         openapi_extra={
             "requestBody": {
@@ -141,12 +149,13 @@ def episodes_router(
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/json":
             raise ApiError(415, "unsupported_media_type", "send Content-Type: application/json")
-        encoding = request.headers.get("content-encoding")
-        raw = await read_body(request, limits.max_body_bytes)
-        try:
-            results = await run_in_threadpool(process, raw, encoding, team, contributor)
-        except UNAVAILABLE as exc:
-            raise unavailable(exc) from None
+        body = BodyStream(request.headers.get("content-encoding"), limits.max_decoded_bytes)
+        async with admission.slot(token.id):
+            await read_body_into(request, limits.max_body_bytes, body.feed, limits.body_timeout_s)
+            try:
+                results = await run_in_threadpool(process, body.finish(), team, contributor)
+            except UNAVAILABLE as exc:
+                raise unavailable(exc) from None
         return Response(orjson.dumps({"results": results}), media_type="application/json")
 
     return router

@@ -6,6 +6,7 @@ No `from __future__ import annotations` here: FastAPI reads the annotations of t
 parameters defined here at run time.
 """
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -30,6 +31,7 @@ __all__ = [
     "error_response",
     "error_responses",
     "read_body",
+    "read_body_into",
     "time_param",
     "unavailable",
 ]
@@ -40,6 +42,20 @@ log = logging.getLogger("capture.collector")
 # client, still sending, reads our answer instead of a reset connection.
 _DRAIN_CAP = 256 * 1024 * 1024
 _BODY_DONE = "capture_body_done"
+#: The longest pause in a body being drained, and in one being read unless the route says.
+_IDLE_S = 30.0
+
+
+async def _receive(request: Request, idle_s: float) -> Any:
+    """The next message of the body, or 408 when the client pauses longer than `idle_s` (a
+    slow client must not hold a connection and a worker's slot for ever)."""
+    try:
+        return await asyncio.wait_for(request.receive(), idle_s)
+    except TimeoutError:
+        request.scope[_BODY_DONE] = True  # nothing more is read: the connection closes
+        raise ApiError(
+            408, "body_timeout", f"no part of the body arrived for {idle_s:g} s"
+        ) from None
 
 
 def error_response(
@@ -89,7 +105,10 @@ async def drain(request: Request) -> None:
     request.scope[_BODY_DONE] = True
     received = 0
     while received < _DRAIN_CAP:
-        message = await request.receive()
+        try:
+            message = await asyncio.wait_for(request.receive(), _IDLE_S)
+        except TimeoutError:
+            return
         if message["type"] != "http.request":
             return
         received += len(message.get("body", b""))
@@ -120,6 +139,37 @@ async def read_body(request: Request, limit: int) -> bytes:
         if not message.get("more_body", False):
             request.scope[_BODY_DONE] = True
             return b"".join(parts)
+
+
+async def read_body_into(
+    request: Request, limit: int, feed: Callable[[bytes], None], idle_s: float = _IDLE_S
+) -> None:
+    """`read_body`, each chunk handed to `feed` as it arrives instead of kept (`feed` may raise
+    to refuse the body: the rest is drained before the answer); 408 after a pause of
+    `idle_s`."""
+    too_large = ApiError(
+        413, "body_too_large", f"the body is larger than {limit} bytes; send smaller batches"
+    )
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > limit:
+        await drain(request)
+        raise too_large
+    size = 0
+    while True:
+        message = await _receive(request, idle_s)
+        if message["type"] != "http.request":
+            raise ApiError(400, "incomplete_body", "the client went away mid-body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            await drain(request)
+            raise too_large
+        more = message.get("more_body", False)
+        if not more:
+            request.scope[_BODY_DONE] = True
+        feed(chunk)
+        if not more:
+            return
 
 
 def time_param(name: str, text: str | None) -> float | None:

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from capture.episode.vocabulary import LEVELS, SUPPORTED_SCHEMAS, TIERS, Outcome
+from capture.moments import believable, readable
 from sync.collector.errors import ApiError
 from sync.collector.validation import SchemaViolation, Validator
 
@@ -251,6 +252,10 @@ def prepare(
             started_at = parse_time(episode["started_at"])
         except ValueError:
             return refuse(f"episode.started_at {episode['started_at']!r} is not a valid time")
+        if not believable(started_at, wall=received_at):
+            return refuse(
+                f"episode.started_at {episode['started_at']!r} is outside 2000 .. a day from now"
+            )
     return EpisodeRow(
         episode_id=episode_id,
         revision=revision,
@@ -333,9 +338,11 @@ def _time(value: Any) -> float | None:
     if not isinstance(value, str):
         return None
     try:
-        return parse_time(value)
+        moment = parse_time(value)
     except ValueError:
         return None
+    # a time no report can place is left out of the figures, as a missing one is
+    return moment if readable(moment) else None
 
 
 def _runs_in_order(episode: dict[str, Any]) -> list[tuple[float, dict[str, Any]]]:

@@ -17,7 +17,16 @@ __all__ = ["Bucket", "Limits", "RateLimiter", "take"]
 @dataclass(frozen=True, slots=True)
 class Limits:
     max_body_bytes: int = 16 * 1024 * 1024  # on the wire (gzip'd)
-    max_decoded_bytes: int = 64 * 1024 * 1024  # after inflating
+    # after inflating, checked while inflating (the uploader's batches stay under 4 MB)
+    max_decoded_bytes: int = 16 * 1024 * 1024
+    max_field_bytes: int = 2 * 1024 * 1024  # any one text field (a prompt, a hunk's text)
+    # uploads worked on at once, per token and in all (per worker process); others wait
+    max_uploads_per_token: int = 2
+    max_uploads: int = 8
+    # slow clients: request headers within this, no pause in a body longer than this
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    max_connections: int = 0  # 0: what the open-file limit leaves (see `connections`)
     max_batch: int = 1000  # episodes per request
     rate: float = 20.0  # requests per second per token
     burst: int = 40

@@ -20,14 +20,19 @@ from sync.collector.storage import open_storage
 __all__ = ["app_from_env", "serve"]
 
 _CONFIG_ENV = "CAPTURE_COLLECTOR_CONFIG"
+#: Connections accepted in one go (uvicorn's `backlog`): the connection cap leaves room for it.
+ACCEPT_BURST = 128
 
 
 def app_from_env() -> Any:
     """The app of one worker process (uvicorn factory)."""
     from sync.collector.app import create_app
+    from sync.collector.connections import configure, connection_cap
 
     config = json.loads(os.environ[_CONFIG_ENV])
-    return create_app(open_storage(config["db"]), Limits(**config["limits"]))
+    limits = Limits(**config["limits"])
+    configure(limits.header_timeout_s, connection_cap(limits.max_connections, ACCEPT_BURST))
+    return create_app(open_storage(config["db"]), limits)
 
 
 def serve(
@@ -41,6 +46,8 @@ def serve(
     log_level: str = "warning",
 ) -> None:
     import uvicorn
+
+    from sync.collector.connections import GuardedH11Protocol
 
     limits = limits or Limits()
     storage = open_storage(db_url)
@@ -69,6 +76,11 @@ def serve(
         access_log=access_log,
         log_level=log_level,
         timeout_graceful_shutdown=10,
+        # h11 with a deadline on request headers and a connection cap (`connections`); an
+        # idle kept-alive connection is closed after 5 s
+        http=GuardedH11Protocol,
+        backlog=ACCEPT_BURST,
+        timeout_keep_alive=5,
     )
     if workers > 1:
         import inspect

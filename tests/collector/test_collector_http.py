@@ -157,6 +157,15 @@ def test_another_teams_token_is_403_and_sees_nothing_of_it(served: Served) -> No
                 assert r.status_code == 403, (path, r.text)
                 assert r.json()["error"] == "forbidden"
                 assert "al0-" not in r.text and "claude" not in r.text
+                # with a trailing slash: no redirect to the route, not a 2xx either
+                route, _, query = path.partition("?")
+                slashed = f"{route}/?{query}" if query else f"{route}/"
+                r = client.get(f"{served.url}/v1/teams/{alpha}/{slashed}", headers=auth)
+                assert r.status_code in (401, 403, 404), (path, r.status_code)
+                assert "location" not in r.headers and "al0-" not in r.text
+        for path in ("/v1/episodes/", f"/v1/teams/{alpha}/report/"):
+            r = client.get(f"{served.url}{path}", headers={"Authorization": "Bearer nope"})
+            assert r.status_code == 401, (path, r.status_code)
         # beta's own views hold nothing of alpha's.
         r = client.get(
             f"{served.url}/v1/teams/{beta}/report",

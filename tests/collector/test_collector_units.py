@@ -29,6 +29,9 @@ from tests.support.collector_support import item, make_episode
 
 VALIDATE = compile_schema(batch_schema())
 
+#: When the collector receives the items: after every time they carry (2100-01-01).
+T0 = 4_102_444_800.0
+
 
 def violation(value: Any) -> str:
     with pytest.raises(SchemaViolation) as info:
@@ -121,13 +124,16 @@ def test_episode_metrics_are_counted_by_hand() -> None:
 
 def test_prepare_refuses_what_policy_forbids() -> None:
     ep = make_episode("e1", level="redacted")
-    row = prepare(item(ep), contributor="c", received_at=5.0)
+    row = prepare(item(ep), contributor="c", received_at=T0)
     assert isinstance(row, EpisodeRow) and row.key == ("e1", 1)
-    refused = prepare(item(ep), contributor="c", received_at=5.0, max_level="metrics")
+    refused = prepare(item(ep), contributor="c", received_at=T0, max_level="metrics")
     assert isinstance(refused, Rejection) and "at most metrics" in refused.error
     bad_date = dict(ep, started_at="2026-13-45T00:00:00Z")
-    refused = prepare(item(bad_date), contributor="c", received_at=5.0)
+    refused = prepare(item(bad_date), contributor="c", received_at=T0)
     assert isinstance(refused, Rejection) and "started_at" in refused.error
+    for far in ("9999-12-31T23:59:59-23:59", "1970-01-01T00:00:00Z", "2100-01-02T00:00:01Z"):
+        refused = prepare(item(dict(ep, started_at=far)), contributor="c", received_at=T0)
+        assert isinstance(refused, Rejection) and "outside 2000" in refused.error
 
 
 def test_times_and_weeks() -> None:

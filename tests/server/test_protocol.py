@@ -123,3 +123,34 @@ def test_bad_tcp_address_is_one_line(run_capture: RunCapture) -> None:
     result = run_capture("serve", "--tcp", "nowhere")
     assert result.returncode == 2
     assert result.stderr.strip() == "capture: error: --tcp wants HOST:PORT, not 'nowhere'"
+
+
+def test_a_stray_digit_in_a_length_does_not_deafen_the_reader() -> None:
+    """A header announcing 100 MiB is refused, not skipped: the next message is read."""
+    reader = FrameReader()
+    after = frame({"jsonrpc": "2.0", "id": 1, "method": "shutdown"})
+    stream = b"Content-Length: 104857600\r\n\r\n" + after + frame({"method": "exit"})
+    bodies = []
+    for i in range(0, len(stream), 7):
+        bodies.extend(reader.feed(stream[i : i + 7]))
+    assert [json.loads(b)["method"] for b in bodies] == ["shutdown", "exit"]
+    assert reader.dropped == 1
+    # the body, when one was sent, is dropped on the way to the next header, never held
+    reader = FrameReader(max_body=1000)
+    big = b"Content-Length: 200000\r\n\r\n" + json.dumps({"x": "y" * 199_990}).encode()
+    bodies = reader.feed(big[:70_000]) + reader.feed(big[70_000:] + after)
+    assert [json.loads(b)["method"] for b in bodies] == ["shutdown"]
+    assert len(reader._buf) < 70_000
+
+
+def test_a_100_mib_length_then_a_request_is_answered_and_shutdown_honoured(
+    tmp_path: Path, capture_home: Path
+) -> None:
+    client = RawClient(capture_home)
+    try:
+        client.initialize(tmp_path)
+        client.send(b"Content-Length: 104857600\r\n\r\n")
+        stats = client.stats()
+        assert stats["server"]["badFrames"] == 1
+    finally:
+        assert client.close() == 0

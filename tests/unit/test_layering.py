@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "capture.files",
         "capture.globs",
         "capture.connection",
+        "capture.moments",
     ),
     ("capture.edits", "capture.paths", "capture.install", "capture.followups"),
     ("capture.testruns", "capture.config", "capture.tiers"),
@@ -65,7 +66,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
         {"capture.model", "capture.edits", "capture.testruns", "capture.tiers"}
     ),
     "capture.store": frozenset({"capture.errors", "capture.model", "capture.edits"})
-    | {"capture.testruns", "capture.tiers", "capture.connection", "capture.episode"},
+    | {"capture.testruns", "capture.tiers", "capture.connection", "capture.episode"}
+    | {"capture.moments"},
     "capture.report": SHARED | {"capture.edits", "capture.store", "capture.tiers"},
 }
 

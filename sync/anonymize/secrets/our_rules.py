@@ -236,6 +236,41 @@ RULES: tuple[Rule, ...] = (
         r":AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])",
         left_digits=(8, 10),
     ),
+    _token(
+        "discord_webhook",
+        r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+        r"[A-Za-z0-9_\-]{60,68}(?![A-Za-z0-9_\-])",
+        left_edge=False,
+    ),
+    _token(
+        # An access key id cut over two lines (`"AKIAQ3EGRZLM" +` then `"4TXYV7PA"`): both parts.
+        "aws_access_key",
+        r"(?:AKIA|ASIA)[A-Z0-9]{4,15}[\"']?[ \t]*[+\\]?[ \t]*\r?\n[ \t]*\+?[ \t]*[\"']?"
+        r"[A-Z0-9]{1,12}" + _R,
+        multiline=True,
+        probes=("AKIA", "ASIA"),
+    ),
+    # Provider secrets that have no prefix of their own: 32 hex digits (Twilio's auth token,
+    # Datadog's keys) or a UUID (Heroku's API key), found within a line of the provider's name.
+    _keyword(
+        "twilio_auth_token",
+        r"twilio[^\n]{0,80}?(?<![0-9a-z])([0-9a-f]{32})(?![0-9a-z])",
+        ("twilio",),
+        group=1,
+    ),
+    _keyword(
+        "datadog_key",
+        r"datadog[^\n]{0,80}?(?<![0-9a-z])([0-9a-f]{40}|[0-9a-f]{32})(?![0-9a-z])",
+        ("datadog",),
+        group=1,
+    ),
+    _keyword(
+        "heroku_api_key",
+        r"heroku[^\n]{0,80}?(?<![0-9a-z])"
+        r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-z])",
+        ("heroku",),
+        group=1,
+    ),
     _keyword(
         "authorization_header",
         r"(?:authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+|bearer\s+)"

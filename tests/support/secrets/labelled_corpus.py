@@ -105,6 +105,8 @@ KINDS: dict[str, Callable[[random.Random], str]] = {
     "huggingface": lambda r: "hf_" + _r(r, string.ascii_letters, 34),
     "sendgrid": lambda r: "SG." + _r(r, _URLSAFE, 22) + "." + _r(r, _URLSAFE, 43),
     "twilio_api_key": lambda r: "SK" + _r(r, _HEX, 32),
+    "discord_webhook": lambda r: "https://discord.com/api/webhooks/"
+    + str(r.randint(10**17, 10**19)) + "/" + _r(r, _URLSAFE, 68),
     "digitalocean": lambda r: "dop_v1_" + _r(r, _HEX, 64),
     "shopify": lambda r: "shpat_" + _r(r, _HEX, 32),
     "databricks": lambda r: "dapi" + _r(r, _HEX, 32),
@@ -220,6 +222,7 @@ def make_corpus(
                 if place == "path" and kind in (
                     "private_key",
                     "slack_webhook",
+                    "discord_webhook",
                     "postgres_url_password",
                     "url_encoded_credentials",
                 ):

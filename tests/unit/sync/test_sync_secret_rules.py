@@ -38,6 +38,13 @@ SENDGRID = "SG." + "ngeVfQFYQlKU0ufo8x5d1A" + "." + "TwL2iGABf9DHoTf-09kqeF8tAmb
 TWILIO = "SK" + "0123456789abcdef0123456789abcdef"
 DO = "dop_v1_" + "0123456789abcdef" * 4
 SHOPIFY = "shpat_" + "0123456789abcdef0123456789abcdef"
+DISCORD = (
+    "https://discord.com/api/webhooks/1234567890123456789/"
+    + "Ab1_Cd2-Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Q"
+)
+TWILIO_AUTH = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+DATADOG = "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e"
+HEROKU = "4d6c3a1e-8b2f-4f7a-9c1d-2e3f4a5b6c7d"
 DATABRICKS = "dapi" + "0123456789abcdef0123456789abcdef"
 AZURE = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJDREVGR0hJSktMTU4="
 TELEGRAM = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
@@ -78,6 +85,19 @@ MUST_MATCH = [
     ("huggingface_token", f"HF_TOKEN={HF}", HF),
     ("sendgrid_key", f"SENDGRID_API_KEY={SENDGRID}", SENDGRID),
     ("twilio_key", f"twilio key {TWILIO}", TWILIO),
+    ("discord_webhook", f'WEBHOOK = "{DISCORD}"', DISCORD),
+    (
+        "aws_access_key",
+        'key = "AKIAQ3EGRZLM" +\n    "4TXYV7PA"\n',
+        'AKIAQ3EGRZLM" +\n    "4TXYV7PA',
+    ),
+    (
+        "twilio_auth_token",
+        f"Our Twilio account is set up; the auth token is {TWILIO_AUTH} so keep it safe.",
+        TWILIO_AUTH,
+    ),
+    ("datadog_key", f"The Datadog API key is {DATADOG} for the agent.", DATADOG),
+    ("heroku_api_key", f"Set the Heroku API key to {HEROKU} before deploying.", HEROKU),
     ("digitalocean_token", f"DIGITALOCEAN_TOKEN={DO}", DO),
     ("shopify_token", f"X-Shopify-Access-Token: {SHOPIFY}", SHOPIFY),
     ("databricks_token", f"token {DATABRICKS}", DATABRICKS),
@@ -123,6 +143,11 @@ MUST_NOT_MATCH = [
     ("new_relic_key", "NRAK-short"),
     ("dockerhub_token", "dckr_pat_ is Docker Hub's prefix"),
     ("twilio_key", "SKU0123456789abcdef0123456789abcdef"),
+    ("discord_webhook", "see https://discord.com/api/webhooks/ for the docs"),
+    ("twilio_auth_token", "twilio docs: a 32-digit hex token goes in TWILIO_AUTH_TOKEN"),
+    ("twilio_auth_token", "Twilio SID AC9f8e7d6c5b4a39281706f5e4d3c2b1a0 is an identifier"),
+    ("datadog_key", "datadog: commit 3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e1b3d5f7a9c2e0 was bad"),
+    ("heroku_api_key", "heroku app id is not a key: run heroku apps:info"),
     ("telegram_bot_token", "12:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"),  # no bot id digits
     ("pypi_token", "pypi-AgEIcHlwaS5vcmc"),  # the prefix alone
     ("google_oauth", "GOCSPX-short"),

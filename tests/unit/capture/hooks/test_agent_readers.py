@@ -312,3 +312,11 @@ def test_codex_patch_through_its_shell_is_announced_as_an_edit() -> None:
     # an ordinary command is no edit
     payload["tool_input"] = {"command": "cat <<'EOF' > notes\nhi\nEOF\n"}
     assert not [f for f in read("codex", payload).facts if isinstance(f, Edit)]
+
+
+def test_a_cursor_prompt_event_spelled_with_escapes_still_gets_its_reply() -> None:
+    raw = b'{"hook_event_name": "before\\u0053ubmitPrompt", "prompt": "hi"}'
+    assert reply_for("cursor", None, raw) == '{"continue": true}'
+    other = b'{"hook_event_name": "after\\u0046ileEdit"}'
+    assert reply_for("cursor", None, other) is None
+    assert reply_for("cursor", None, b'{"hook_event_name": "\\u00') is None  # not JSON
