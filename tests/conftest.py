@@ -46,6 +46,8 @@ def capture_env(home: Path, **extra: str) -> dict[str, str]:
     # The same guard in the subprocess (deny-remote unless a test asks for deny-all).
     env["PYTHONPATH"] = os.pathsep.join([str(NETGUARD), str(ROOT), env.get("PYTHONPATH", "")])
     env.setdefault("CAPTURE_WINDOWS", "300ms,600ms,1s")
+    # `capture install` writes its per-user launcher here, never into the real ~/.local/bin
+    env["CAPTURE_BIN_DIR"] = str(home / "bin")
     env.pop("NO_COLOR", None)
     env.update(extra)
     return env
