@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not fail
         report["database"] = {"error": str(exc)}
         ok = False
+    from capture.cli.doctor_wiring import print_wiring, wiring
+
+    report["wired"] = wiring(ctx, with_store="error" not in report["database"])
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -156,4 +159,5 @@ def run(args: argparse.Namespace) -> int:
                     f"          #{row['id']} {row['agent']} {row['event'] or '-'} "
                     f"attempts {row['attempts']}: {row['error']}"
                 )
+    print_wiring(report["wired"])
     return 0 if ok else 1

@@ -232,3 +232,23 @@ def test_a_clone_on_another_path_runs_the_committed_hooks(
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     assert count(their_home, "proposals") == 1
     assert count(capture_home, "proposals") == 0
+
+
+def test_doctor_shows_what_install_wired_up(tmp_path: Path, run_capture: RunCapture) -> None:
+    ws = make_workspace(tmp_path)
+    env = {"NO_COLOR": "1", "HOME": str(tmp_path / "home")}  # no user settings of the machine
+    before = run_capture("doctor", cwd=ws, env=env).stdout
+    assert "hooks     none" in before
+    run_capture("install", "claude-code", cwd=ws, env=env, check=True)
+    run_capture("install", "cursor", cwd=ws, env=env, check=True)
+    text = run_capture("doctor", cwd=ws, env=env).stdout
+    local = ws / ".claude" / "settings.local.json"
+    assert f"claude-code (local): {len(TARGETS['claude-code'].events)} event(s) in {local}" in text
+    assert f"cursor (shared): {len(TARGETS['cursor'].events)} event(s) in" in text
+    assert "capture's launcher" in text and "sync      off" in text
+    wired = json.loads(run_capture("doctor", "--json", cwd=ws, env=env).stdout)["wired"]
+    assert {(h["agent"], h["scope"]) for h in wired["hooks"]} == {
+        ("claude-code", "local"),
+        ("cursor", "shared"),
+    }
+    assert wired["pytest_plugin"] == "capture.testruns.sources.pytest_plugin"
