@@ -63,7 +63,7 @@ TARGETS: dict[str, tuple[list[str], dict[str, str], list[str]]] = {
 }
 
 #: not needed at run time (sqlite-utils names pip for its own `install` command)
-DROP = ("pip", "bin", "__pycache__")
+DROP = ("pip", "pip-*.dist-info", "bin", "__pycache__")
 
 
 def _run(argv: list[str], cwd: Path | None = None) -> None:
