@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,14 @@ def test_the_bundled_server_records_a_hook_edit_with_nothing_installed(
     tmp_path: Path, capture_home: Path
 ) -> None:
     needs_vscode()
+    # the control: without the package's libraries, this python3 has no capture to run
+    bare = subprocess.run(
+        ["/usr/bin/python3", "-P", "-c", "import capture"],
+        env={"PATH": SYSTEM_PATH},
+        capture_output=True,
+        check=False,
+    )
+    assert bare.returncode != 0
     if not BUNDLED_VSIX.exists():
         from tests.conftest import missing_tool
 

@@ -115,9 +115,10 @@ export async function prepareBundled(extensionPath: string, privateBin: string, 
     const [major, minor] = found.version;
     const version = `${major}.${minor}`;
     tried.push(`${found.executable} (${version})`);
-    const own = path.join(libsRoot, `cp${major}${minor}`);
-    if (major !== 3 || minor < 11 || !fs.existsSync(own)) continue;
-    const libs = [own, path.join(libsRoot, 'common')];
+    // the versions the package carries (a folder of one version's own files may be empty, and a
+    // .vsix keeps no empty folder)
+    if (major !== 3 || minor < 11 || !manifest.pythons.includes(version)) continue;
+    const libs = [path.join(libsRoot, `cp${major}${minor}`), path.join(libsRoot, 'common')];
     const name = process.platform === 'win32' ? 'capture.cmd' : 'capture';
     let dir = launcherDir(env);
     // a `capture` the user installed there stays theirs: ours goes to the extension's storage
