@@ -40,6 +40,21 @@ def missing_tool(reason: str) -> None:
     pytest.skip(reason)
 
 
+def require_train_extra(*modules: str) -> None:
+    """At a test module's top: the modules of the `test-train` extra it needs. Missing, the module
+    is skipped on a developer's machine (who installed the light `.[test]`) and fails under CI,
+    which installs both extras."""
+    import importlib.util
+
+    absent = [m for m in modules if importlib.util.find_spec(m) is None]
+    if not absent:
+        return
+    reason = f"{', '.join(absent)} not installed: pip install -e '.[test,test-train]'"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason} (CI must run this test)", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
 def capture_env(home: Path, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["CAPTURE_HOME"] = str(home)
@@ -49,6 +64,8 @@ def capture_env(home: Path, **extra: str) -> dict[str, str]:
     # The hook starts no watcher unless a test asks for one (tests/e2e/test_watcher*.py): a
     # watcher outlives the test that started it by its idle time.
     env.setdefault("CAPTURE_WATCHER", "off")
+    # `capture install` writes its per-user launcher here, never into the real ~/.local/bin
+    env["CAPTURE_BIN_DIR"] = str(home / "bin")
     env.pop("NO_COLOR", None)
     env.update(extra)
     return env

@@ -82,6 +82,13 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
     return parser
 
 
+def _damage_hint(exc: BaseException) -> str:
+    """For an error that says the database file is damaged: the way forward."""
+    from capture.store.repair import DAMAGE_HINT, is_damage
+
+    return f"; {DAMAGE_HINT}" if is_damage(str(exc)) else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:
@@ -111,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CaptureError as exc:
         if args.debug:
             raise
-        print(f"capture: error: {exc}", file=sys.stderr)
+        print(f"capture: error: {exc}{_damage_hint(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
@@ -120,6 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - one line for the user, the rest with --debug
         if args.debug:
             raise
+        if type(exc).__name__ == "DatabaseError" and _damage_hint(exc):
+            print(
+                f"capture: error: the database is damaged ({exc}){_damage_hint(exc)}",
+                file=sys.stderr,
+            )
+            return 1
         print(
             f"capture: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
             file=sys.stderr,

@@ -154,7 +154,7 @@ def _require_extra() -> None:
     except ImportError as exc:
         raise ConfigError(
             f"the collector needs its extra ({exc.name} is missing): "
-            "pip install 'agent-capture[collector]'"
+            "pip install '.[collector]' in a clone of agent-capture"
         ) from None
 
 
@@ -163,7 +163,7 @@ def _open(url: str) -> Any:
         import orjson  # noqa: F401
     except ImportError:
         raise ConfigError(
-            "the collector needs its extra: pip install 'agent-capture[collector]'"
+            "the collector needs its extra: pip install '.[collector]' in a clone of agent-capture"
         ) from None
     from sync.collector.storage import StorageUrlError, open_storage
 
@@ -173,7 +173,7 @@ def _open(url: str) -> Any:
         raise InputError(str(exc)) from None
     except ImportError as exc:
         raise ConfigError(
-            f"{exc.name} is missing: pip install 'agent-capture[collector]'"
+            f"{exc.name} is missing: pip install '.[collector]' in a clone of agent-capture"
         ) from None
     except Exception as exc:  # noqa: BLE001 - driver errors differ per backend
         raise StoreError(f"cannot open the collector database: {_first_line(exc)}") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,8 @@ from capture.errors import CaptureError
 from capture.paths import resolve_paths
 
 WINDOWS = "500ms,1s,1500ms"
+#: The file that marks a folder as the demo's own (a new demo may empty it).
+DEMO_MARK = ".capture-demo"
 
 FILES = {
     "app.py": "def total(items):\n    return 0\n\n\ndef main():\n    print(total([1, 2, 3]))\n",
@@ -47,9 +50,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--home",
         type=Path,
-        help="record into this CAPTURE_HOME (default: a temporary one, removed afterwards)",
+        help="record into this CAPTURE_HOME (default: the demo folder in capture's data folder, "
+        "emptied first, kept afterwards to look at)",
     )
-    parser.add_argument("--keep", action="store_true", help="keep the temporary home")
+    parser.add_argument(
+        "--temporary", action="store_true", help="record into a temporary home, removed afterwards"
+    )
     parser.add_argument(
         "--timeout", type=float, default=30.0, help="give up after this many seconds"
     )
@@ -301,11 +307,21 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console()
-    temporary = args.home is None
-    home = Path(tempfile.mkdtemp(prefix="capture-demo-")) if temporary else args.home.resolve()
+    temporary = args.temporary
+    if temporary:
+        home = Path(tempfile.mkdtemp(prefix="capture-demo-"))
+    elif args.home is not None:
+        home = args.home.resolve()
+    else:
+        # a home of its own, beside (never in) the user's database: the demo's made-up edits
+        # stay out of their statistics; a second demo starts from an empty one
+        home = resolve_paths().data_dir / "demo"
+        if (home / DEMO_MARK).exists():
+            shutil.rmtree(home, ignore_errors=True)
     project = home / "demo-project"
     try:
         project.mkdir(parents=True, exist_ok=True)
+        (home / DEMO_MARK).write_text("made by capture demo; a new demo empties this folder\n")
         subprocess.run(["git", "init", "-q", str(project)], check=False, capture_output=True)
         for name, text in FILES.items():
             (project / name).write_text(text)
@@ -317,11 +333,15 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(_session(home, project, say, args.timeout))
         console.print()
         _report(resolve_paths({"CAPTURE_HOME": str(home)}).db, console)
-        if temporary and not args.keep:
-            console.print("[dim]The demo's home was temporary and is removed; --keep keeps it.[/]")
+        if temporary:
+            console.print("[dim]The demo's home was temporary and is removed.[/]")
         else:
-            console.print(f"Look further: CAPTURE_HOME={home} capture episodes")
+            console.print(
+                f"The demo's data stays in {home} (apart from yours). Look further:\n"
+                f"  CAPTURE_HOME={shlex.quote(str(home))} capture episodes\n"
+                f"  CAPTURE_HOME={shlex.quote(str(home))} capture report --all --today"
+            )
     finally:
-        if temporary and not args.keep:
+        if temporary:
             shutil.rmtree(home, ignore_errors=True)
     return 0

@@ -32,6 +32,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="apply again the hook payloads set aside because applying them failed",
     )
+    parser.add_argument(
+        "--repair",
+        action="store_true",
+        help="recover a damaged database into a new file (SQLite's recovery; the damaged file "
+        "is kept beside it); stop capture serve first",
+    )
 
 
 def _versions() -> dict[str, str | None]:
@@ -44,8 +50,26 @@ def _versions() -> dict[str, str | None]:
     return found
 
 
+def _repair(ctx: Context) -> int:
+    from capture.store.repair import repair
+
+    done = repair(ctx.config.paths.db)
+    rows = sum(done.counts.values())
+    print(
+        f"repaired  {done.database}: {rows} row(s) recovered in {len(done.counts)} table(s), "
+        f"integrity {done.integrity}; the damaged file is kept as {done.kept}"
+    )
+    if done.unreadable:
+        print(f"          unreadable, left empty: {', '.join(done.unreadable)}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     ctx = Context()
+    if args.repair:
+        code = _repair(ctx)
+        if code:
+            return code
     paths = ctx.config.paths
     report: dict[str, Any] = {
         "agent_capture": __version__,
@@ -92,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not fail
         report["database"] = {"error": str(exc)}
         ok = False
+    from capture.cli.doctor_wiring import print_wiring, wiring
+
+    report["wired"] = wiring(ctx, with_store="error" not in report["database"])
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -118,12 +145,21 @@ def run(args: argparse.Namespace) -> int:
     for line in watcher_lines(report["watcher"]):
         print(line)
     db = report["database"]
+    from capture.store.repair import DAMAGE_HINT, is_damage
+
     if "error" in db:
-        print(f"database  ERROR: {db['error']}")
+        hint = f"; {DAMAGE_HINT}" if is_damage(db["error"]) else ""
+        print(f"database  ERROR: {db['error']}{hint}")
     else:
+        integrity = str(db["integrity"])
+        if integrity != "ok":
+            # the check's first finding only: the rest is SQLite's page-by-page detail
+            first, *more = integrity.splitlines()
+            extra = f" (and {len(more)} more)" if more else ""
+            integrity = f"DAMAGED: {first}{extra}; {DAMAGE_HINT}"
         print(
             f"database  schema {db['schema']}/{db['expected_schema']}, {db['journal_mode']}, "
-            f"integrity {db['integrity']}"
+            f"integrity {integrity}"
         )
         print("          " + ", ".join(f"{n} {t}" for t, n in db["counts"].items()))
         print(f"          {db['pending_checkpoints']} checkpoint(s) waiting")
@@ -151,4 +187,5 @@ def run(args: argparse.Namespace) -> int:
             )
             for row in bad:
                 print(f"          {row['table']} {row['id']} {row['column']} = {row['value']}")
+    print_wiring(report["wired"])
     return 0 if ok else 1

@@ -33,14 +33,20 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from capture.store.ids import unique_prefixes
+
+    # the shortest prefix no other episode shares (`capture show` takes it), never cut
+    short = unique_prefixes([e["id"] for e in episodes], ctx.store.episode_ids())
+    width = max((len(v) for v in short.values()), default=2)
     table = Table(title=f"{len(episodes)} episode(s)")
-    for column in ("id", "started", "agent", "model", "proposals", "outcomes", "tests"):
+    table.add_column("id", no_wrap=True, min_width=width)
+    for column in ("started", "agent", "model", "proposals", "outcomes", "tests"):
         table.add_column(column)
     for e in episodes:
         outcomes = Counter(p["outcome"] for p in e["proposals"])
         runs = e["test_runs"]
         table.add_row(
-            e["id"],
+            short[e["id"]],
             (e["started_at"] or "")[:19].replace("T", " "),
             e["agent"],
             e["model"] or "",

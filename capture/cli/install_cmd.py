@@ -17,7 +17,7 @@ from capture.files import find_workspace
 from capture.install.settings import add_notify, install_text, remove_notify, uninstall_text
 from capture.install.targets import TARGETS, Target
 
-__all__ = ["BACKUP_SUFFIX", "configure", "hook_argv", "run"]
+__all__ = ["BACKUP_SUFFIX", "backup_path", "configure", "ensure_launcher", "hook_argv", "run"]
 
 BACKUP_SUFFIX = ".capture-backup"
 
@@ -31,11 +31,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
+        "--local",
+        dest="scope",
+        action="store_const",
+        const="local",
+        help="this project's personal settings, not committed (claude-code: "
+        ".claude/settings.local.json; the default where the agent has such a file)",
+    )
+    scope.add_argument(
+        "--shared",
         "--project",
         dest="scope",
         action="store_const",
-        const="project",
-        help="this project's settings (the enclosing git work tree; the default)",
+        const="shared",
+        help="this project's settings the team commits (claude-code: .claude/settings.json; "
+        "the default for agents with no personal project file)",
     )
     scope.add_argument(
         "--user",
@@ -51,27 +61,130 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the agent's OpenTelemetry settings instead of its hooks: send its telemetry to "
         "capture otlp (claude-code, codex, gemini; always their user settings)",
     )
-    parser.set_defaults(scope="project")
+    parser.set_defaults(scope=None)
 
 
 def hook_argv(agent: str) -> list[str]:
-    """The command the agent runs, as an argv: the `capture` script this very command runs from
-    (or one beside this interpreter), else this interpreter with `-m capture`. Absolute, so it
-    works whatever the agent's PATH."""
+    """The command the agent runs: `capture hook <agent>`, by name. The per-user launcher (or the
+    user's own installed `capture`) answers the name on each machine, so the settings a team
+    commits hold no path of this one."""
+    return ["capture", "hook", agent]
+
+
+def _capture_argv() -> list[str]:
+    """This very `capture`, absolute: for the git hook, which lives in .git (never committed)."""
     script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if script is not None and script.name == "capture" and script.is_file():
-        return [str(script.resolve()), "hook", agent]
+        return [str(script.resolve())]
     beside = Path(sys.executable).parent / "capture"
     found = shutil.which("capture")
     if found and Path(found).resolve() == beside.resolve() and beside.is_file():
-        return [str(beside), "hook", agent]
-    return [sys.executable, "-m", "capture", "hook", agent]
+        return [str(beside)]
+    return [sys.executable, "-m", "capture"]
+
+
+def _import_root() -> str | None:
+    """The folder to put on PYTHONPATH for this interpreter to import capture, None when its
+    own site-packages hold it."""
+    import site
+
+    import capture
+
+    root = Path(capture.__file__).resolve().parent.parent
+    installed = {Path(p).resolve() for p in (*site.getsitepackages(), site.getusersitepackages())}
+    return None if root in installed else str(root)
+
+
+def ensure_launcher() -> tuple[Path, bool]:
+    """Write (or refresh) the per-user launcher; leave a `capture` the user installed there
+    alone. Returns its path and whether it is capture's launcher."""
+    from capture.install.launcher import is_launcher, launcher_dir, launcher_text
+
+    path = Path(launcher_dir(os.environ)) / "capture"
+    try:
+        current = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        current = None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc})") from None
+    if current is not None and not is_launcher(current):
+        return path, False
+    text = launcher_text(sys.executable, _import_root())
+    if current != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(path.name + ".capture-tmp")
+        temp.write_text(text, encoding="utf-8")
+        temp.chmod(0o755)
+        os.replace(temp, path)
+    return path, True
+
+
+def _launcher_note(path: Path, ours: bool) -> None:
+    if ours:
+        print(f"capture: launcher {path} runs {sys.executable}")
+    on_path = shutil.which("capture")
+    if on_path is None or Path(on_path).resolve() != path.resolve():
+        folders = os.environ.get("PATH", "").split(os.pathsep)
+        if str(path.parent) not in folders:
+            print(f"note: {path.parent} is not on PATH; add it so the agent finds `capture`")
+
+
+def _scope(target: Target, asked: str | None) -> str:
+    if asked is None:
+        return "local" if target.local_path else "shared"
+    if asked == "local" and not target.local_path:
+        raise InputError(
+            f"capture install {target.agent}: the agent has no personal project settings file; "
+            "use --shared or --user"
+        )
+    return asked
 
 
 def _settings_path(target: Target, scope: str) -> Path:
     if scope == "user":
         return Path(os.path.expanduser(target.user_path))
-    return find_workspace(Path.cwd()) / target.project_path
+    relative = target.local_path if scope == "local" and target.local_path else target.project_path
+    return find_workspace(Path.cwd()) / relative
+
+
+def backup_path(path: Path) -> Path:
+    """Where the settings file's pre-install copy goes: capture's state folder, never beside the
+    file (a repository would show it as new)."""
+    import hashlib
+
+    from capture.paths import resolve_paths
+
+    key = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    return resolve_paths().state_dir / "install-backups" / f"{key}-{path.name}"
+
+
+def _ignore_locally(path: Path) -> None:
+    """A personal settings file stays out of `git status`: listed in the repository's own
+    .git/info/exclude (as the agent itself does), unless git already ignores it."""
+    import subprocess
+
+    root = find_workspace(path.parent)
+    git = ["git", "-C", str(root)]
+    try:
+        ignored = subprocess.run([*git, "check-ignore", "-q", str(path)], check=False)
+        if ignored.returncode != 1:  # 0: ignored already; 128: not a repository, or no git
+            return
+        found = subprocess.run(
+            [*git, "rev-parse", "--git-path", "info/exclude"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return
+    if found.returncode != 0 or not found.stdout.strip():
+        return
+    exclude = root / found.stdout.strip()
+    rel = "/" + path.resolve().relative_to(root.resolve()).as_posix()
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    old = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    joiner = "" if not old or old.endswith("\n") else "\n"
+    exclude.write_text(f"{old}{joiner}{rel}\n", encoding="utf-8")
 
 
 def _read(path: Path) -> str | None:
@@ -111,7 +224,8 @@ def _apply(path: Path, old: str | None, new: str | None, dry_run: bool) -> bool:
         sys.stdout.write(_diff(path, old, new))
         return True
     if old is not None:
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        backup = backup_path(path)
+        backup.parent.mkdir(parents=True, exist_ok=True)
         backup.write_text(old, encoding="utf-8")
     if new is None:
         path.unlink()
@@ -153,7 +267,7 @@ def _run_git(args: argparse.Namespace) -> int:
         raise InputError("capture install git: a repository's hook only (no --user)")
     path = _git_hooks_dir() / HOOK_NAME
     old = _read(path)
-    argv = hook_argv("git")[:-2]  # the capture command, without "hook git"
+    argv = _capture_argv()
     new: str | None
     if args.command == "install":
         try:
@@ -180,12 +294,11 @@ def _run_watcher(args: argparse.Namespace) -> int:
     """`capture watch` as a user service (systemd on Linux, launchd on macOS)."""
     from capture.watch.service import service_file, service_text, start_hint
 
-    if args.scope == "project":
-        args.scope = "user"  # a service is the user's, whatever the default scope
+    args.scope = "user"  # a service is the user's, whatever the scope asked
     installing = args.command == "install"
     path = service_file(sys.platform, os.environ)
     old = _read(path)
-    new = service_text(sys.platform, hook_argv("watcher")[:-2], os.environ) if installing else None
+    new = service_text(sys.platform, _capture_argv(), os.environ) if installing else None
     if args.dry_run:
         if new != old:
             sys.stdout.write(_diff(path, old, new))
@@ -215,7 +328,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_watcher(args)
     target = TARGETS[args.agent]
     installing = args.command == "install"
-    path = _settings_path(target, args.scope)
+    scope = _scope(target, args.scope)
+    path = _settings_path(target, scope)
     old = _read(path)
     argv = hook_argv(target.agent)
     command = shlex.join(argv)
@@ -226,8 +340,9 @@ def run(args: argparse.Namespace) -> int:
         new = None
     else:
         text, bare = uninstall_text(old, target, str(path))
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        saved = _read(backup) if backup.exists() else None
+        backup = backup_path(path)
+        legacy = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier releases kept it
+        saved = _read(backup) if backup.exists() else (_read(legacy) if legacy.exists() else None)
         if saved is not None and _same_json(saved, text):
             # the file as it was before install, to the byte (an empty "hooks" or event list of
             # the user's own is otherwise taken for one install made)
@@ -243,9 +358,12 @@ def run(args: argparse.Namespace) -> int:
     elif not changed:
         state = "already installed in" if installing else "not installed in"
         print(f"{target.agent}: hooks {state} {path}; nothing to change")
-    if target.agent == "codex" and args.scope == "user":
+    if target.agent == "codex" and scope == "user":
         _codex_notify(argv, installing, args.dry_run)
     if installing and not args.dry_run:
+        if scope == "local" and path.exists():
+            _ignore_locally(path)
+        _launcher_note(*ensure_launcher())
         for note in target.notes:
             print(f"note: {note}")
     return 0

@@ -15,7 +15,9 @@ class Target:
     shape: `grouped` ({"hooks": {Event: [{"matcher", "hooks": [handler]}]}}: Claude Code, Codex,
     Gemini CLI), `flat` ({"hooks": {event: [handler]}}: Cursor, Copilot). events: (event,
     matcher or None). skeleton: the members a new file starts with besides "hooks". own_file:
-    the file is capture's alone (Copilot reads every .github/hooks/*.json).
+    the file is capture's alone (Copilot reads every .github/hooks/*.json). local_path: the
+    project's personal settings file, which the team does not commit (Claude Code's
+    settings.local.json), where the agent has one.
     """
 
     __slots__ = (
@@ -27,6 +29,7 @@ class Target:
         "skeleton",
         "own_file",
         "notes",
+        "local_path",
     )
 
     def __init__(
@@ -39,6 +42,7 @@ class Target:
         skeleton: dict[str, Any] | None = None,
         own_file: bool = False,
         notes: tuple[str, ...] = (),
+        local_path: str | None = None,
     ) -> None:
         self.agent = agent
         self.project_path = project_path
@@ -48,6 +52,7 @@ class Target:
         self.skeleton = skeleton or {}
         self.own_file = own_file
         self.notes = notes
+        self.local_path = local_path
 
     def handler(self, command: str, event: str) -> dict[str, Any]:
         """capture's handler for one event, in the agent's own shape."""
@@ -99,6 +104,7 @@ TARGETS: dict[str, Target] = {
             ("Stop", None),
             ("SessionEnd", None),
         ),
+        local_path=".claude/settings.local.json",
     ),
     "cursor": Target(
         "cursor",

@@ -14,7 +14,7 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 48, 12, 12, 40
 
 def _nice_max(value: float) -> float:
     if value <= 0:
-        return 1.0
+        return 4.0  # ticks 0, 1, 2, 3, 4: whole counts, not 0, 0, 0, 1, 1
     for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000):
         top = step * 4
         if value <= top:

@@ -233,7 +233,16 @@ def render(report: Report, console: Console) -> None:
     console.print(Text(_title(report), style="bold"), overflow="fold")
     tests = report.total.current.tests
     if report.total.current.counts.n == 0 and (tests is None or tests.runs == 0):
+        # a table of dashes says nothing: the way to the first figures instead
         console.print("No proposals recorded in this period.")
+        console.print(
+            "Figures appear once edits are recorded: `capture install claude-code` (or cursor, "
+            "codex, gemini, copilot) for an agent's edits, an editor with the extension or "
+            "`capture serve` for what you do with them; `capture demo` shows a session; "
+            "`capture doctor` shows what is wired up.",
+            overflow="fold",
+        )
+        return
     if console.width >= WIDE:
         _wide(report, console)
     else:

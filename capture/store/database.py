@@ -196,6 +196,9 @@ class Store(ProposalRows, CheckpointRows, RunRows, EpisodeRows, TrajectoryRows):
 
     # -- reading ---------------------------------------------------------------------------
 
+    def episode_ids(self) -> list[str]:
+        return [str(r[0]) for r in self.conn.execute("SELECT id FROM episodes ORDER BY id")]
+
     def resolve_episode_id(self, prefix: str) -> str:
         rows = self.conn.execute(
             "SELECT id FROM episodes WHERE id LIKE ? ORDER BY id LIMIT 2",

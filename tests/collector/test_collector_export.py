@@ -14,14 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.collector.conftest import StartCollector
-from tests.conftest import capture_env
+from tests.conftest import capture_env, require_train_extra
 from tests.support.collector_support import make_token
 from tests.support.export_support import SECRET, record_scenario
 
-pytest.importorskip("datasets")
+require_train_extra("datasets")
 
 
 def _capture(home: Path, *args: str) -> subprocess.CompletedProcess[str]:

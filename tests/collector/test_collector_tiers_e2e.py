@@ -23,7 +23,7 @@ from capture.store.database import Store
 from capture.store.tier_rows import record_tier
 from capture.tiers import Tier, TierDecision
 from tests.collector.conftest import StartCollector
-from tests.conftest import capture_env
+from tests.conftest import capture_env, require_train_extra
 from tests.support.collector_support import make_token
 from tests.support.export_support import (
     AGENT_BODY,
@@ -34,7 +34,7 @@ from tests.support.export_support import (
     record_scenario,
 )
 
-pytest.importorskip("datasets")
+require_train_extra("datasets")
 
 TEAM = "web"
 

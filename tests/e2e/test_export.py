@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import require_train_extra
 from tests.support.export_support import (
     AGENT_BODY,
     EDITED_BODY,
@@ -20,8 +21,7 @@ from tests.support.export_support import (
     record_scenario,
 )
 
-pytest.importorskip("datasets")
-pytest.importorskip("trl")
+require_train_extra("datasets", "trl")
 
 ALL = "sft-messages,sft,dpo,kto,openai-chat,openai-preference,episodes,agent-trace"
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import require_train_extra
 from tests.support.export_support import Recorded, record_scenario
 
-pytest.importorskip("torch")
-pytest.importorskip("trl")
+require_train_extra("torch", "trl", "datasets")
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ today's figures for status bars, from the library and the command line."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,12 @@ def test_empty_database(tmp_path: Path) -> None:
     assert t["change"]["kept_rate"] == {"value": None, "previous": None, "delta": None}
     text = capture(home, "report", "--all", COLUMNS="120").stdout
     assert "No proposals recorded in this period." in text
+    assert "capture install claude-code" in text and " - " not in text  # no table of dashes
+    page = (tmp_path / "r.html").read_text()
+    ticks = re.findall(
+        r'<text class="tick" x="\d+" y="[\d.]+" text-anchor="end">([^<]*)</text>', page
+    )
+    assert ticks[:5] == ["0", "1", "2", "3", "4"], ticks  # whole counts up the empty bar chart
     oneline = capture(home, "report", "--all", "--today", "--oneline").stdout
     assert oneline.strip() == "0 proposed · 0 applied"
 

@@ -29,7 +29,33 @@ def test_demo_records_and_prints_the_session(run_capture: RunCapture, tmp_path: 
     assert vias == {"editor"}  # measured in the unsaved buffers
 
 
-def test_demo_cleans_up_its_temporary_home(run_capture: RunCapture, tmp_path: Path) -> None:
-    result = run_capture("demo", env={"TMPDIR": str(tmp_path)})
+def test_demo_keeps_its_data_where_the_user_can_open_it(
+    run_capture: RunCapture, capture_home: Path, tmp_path: Path
+) -> None:
+    """Apart from the user's own database, said where, and what it says to run works there; a
+    second demo starts afresh; --temporary leaves nothing."""
+    result = run_capture("demo", env={"COLUMNS": "200", "NO_COLOR": "1"})
     assert result.returncode == 0, result.stderr
-    assert list(tmp_path.iterdir()) == []
+    home = capture_home / "data" / "demo"
+    assert f"The demo's data stays in {home}" in result.stdout
+    assert not (capture_home / "data" / "capture.db").exists()  # the user's own: untouched
+    look = [line.strip() for line in result.stdout.splitlines() if "capture report" in line]
+    (report,) = look
+    assert report == f"CAPTURE_HOME={home} capture report --all --today"
+    oneline = run_capture(
+        "report", "--all", "--today", "--oneline", env={"CAPTURE_HOME": str(home)}
+    )
+    assert oneline.stdout.startswith("3 proposed"), oneline.stdout
+    again = run_capture("demo", env={"COLUMNS": "200"})
+    assert again.returncode == 0, again.stderr
+    conn = sqlite3.connect(home / "data" / "capture.db")
+    try:
+        assert conn.execute("SELECT count(*) FROM proposals").fetchone() == (3,)
+    finally:
+        conn.close()
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    result = run_capture("demo", "--temporary", env={"TMPDIR": str(temporary)})
+    assert result.returncode == 0, result.stderr
+    assert list(temporary.iterdir()) == []

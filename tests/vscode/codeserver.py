@@ -107,6 +107,7 @@ class CodeServer:
         settings: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
         install: bool = True,
+        vsix: Path | None = None,
     ) -> None:
         self.base = base
         self.port = _free_port()
@@ -135,12 +136,13 @@ class CodeServer:
         )
         self.env.pop("CI_APT_PACKAGES", None)
         self.install = install
+        self.vsix = vsix or VSIX
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> CodeServer:
         if self.install:
             subprocess.run(
-                [str(CODE_SERVER), *self._dirs(), "--install-extension", str(VSIX)],
+                [str(CODE_SERVER), *self._dirs(), "--install-extension", str(self.vsix)],
                 env=self.env,
                 check=True,
                 capture_output=True,

@@ -79,7 +79,7 @@ w.run(async (browser) => {
     'the agents to pick',
   );
   await page.keyboard.press('Enter');
-  const settings = path.join(config.folder, '.claude', 'settings.json');
+  const settings = path.join(config.folder, '.claude', 'settings.local.json');
   await w.waitFor(() => fs.existsSync(settings) && fs.readFileSync(settings, 'utf8').includes('capture'), 30000, 'the claude-code hooks installed');
   out.installed = fs.readFileSync(settings, 'utf8');
   out.notifications = await w.notifications(page);

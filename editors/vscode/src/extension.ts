@@ -3,6 +3,8 @@
 // No telemetry of its own: everything stays with the local `capture` program.
 import * as vscode from 'vscode';
 import { CommandContext, disableSync, enableSync, installHooks, showReport } from './commands';
+import * as path from 'path';
+import { prepareBundled } from './bundled';
 import { Located, locateCapture } from './locate';
 import { CaptureServer } from './server';
 import { Stats, statusText, statusTooltip } from './stats';
@@ -20,7 +22,7 @@ export interface AgentCaptureApi {
   stats(): Promise<Stats | undefined>;
 }
 
-const INSTALL_HINT = 'Install it with `pipx install agent-capture` (or `pip install agent-capture` in the workspace\'s .venv), or set "agentCapture.path", then run "agent-capture: Restart Server".';
+const INSTALL_HINT = 'This package carries no server for this platform: install agent-capture from its repository (`pip install .` in a clone, or the wheel a release ships; `pipx install agent-capture` once it is published), or set "agentCapture.path", then run "agent-capture: Restart Server".';
 
 let server: CaptureServer | undefined;
 let located: Located | undefined;
@@ -63,9 +65,33 @@ export function activate(context: vscode.ExtensionContext): AgentCaptureApi {
     }
   };
 
+  let warnedPython = false;
   const start = async (): Promise<void> => {
     const config = vscode.workspace.getConfiguration('agentCapture');
-    located = locateCapture(config.get<string>('path', ''), roots(), process.env.PATH);
+    const configured = config.get<string>('path', '');
+    located = undefined;
+    let noPython: string | undefined;
+    if (!configured.trim()) {
+      // the server this package carries, unless "agentCapture.path" names another capture
+      const bundled = await prepareBundled(context.extensionPath, path.join(context.globalStorageUri.fsPath, 'bin'), process.env);
+      if (typeof bundled === 'string') noPython = bundled;
+      else if (bundled) {
+        located = { command: bundled.command, from: `bundled (python ${bundled.version})` };
+        // `capture` for the integrated terminal, and for the agents started there
+        context.environmentVariableCollection.prepend('PATH', path.dirname(bundled.command) + path.delimiter);
+      }
+      trace('bundled', { bundled, extensionPath: context.extensionPath });
+    }
+    if (!located) located = locateCapture(configured, roots(), process.env.PATH);
+    if (!located && noPython) {
+      status.hide();
+      output.appendLine(noPython);
+      if (!warnedPython) {
+        warnedPython = true;
+        void vscode.window.showErrorMessage(noPython);
+      }
+      return;
+    }
     if (!located) {
       status.hide();
       trace('missing', { path: process.env.PATH, configured: config.get<string>('path', '') });
@@ -121,6 +147,7 @@ export function activate(context: vscode.ExtensionContext): AgentCaptureApi {
     vscode.commands.registerCommand('agentCapture.installHooks', () => installHooks(ctx)),
     vscode.commands.registerCommand('agentCapture.restartServer', () => {
       warnedMissing = false;
+      warnedPython = false;
       return restart();
     }),
     vscode.commands.registerCommand('agentCapture.showLog', () => output.show(true)),
