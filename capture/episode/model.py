@@ -112,7 +112,9 @@ class Checkpoint(_Part):
         LateSeconds | None,
         doc("How long after its due time it was measured, when more than 2 s (history lacked it)"),
     ]
-    via: Annotated[Name | None, doc("How the region was read: disk, editor, or git for imports")]
+    via: Annotated[
+        Name | None, doc("How the region was read: disk, disk-watched, disk-late, editor, or git")
+    ]
 
 
 class LateSignals(_Part):

@@ -33,7 +33,9 @@ from capture.episode.vocabulary import (
     RUN_SOURCES,
     SHARE_RULES,
     TIER_REASONS,
+    Author,
     CheckpointVia,
+    EvidenceKind,
     HunkStatus,
     Level,
     Outcome,
@@ -45,6 +47,7 @@ from capture.episode.vocabulary import (
     State,
     Tier,
     Transition,
+    UndoneBy,
 )
 
 __all__ = ["schema_markdown"]
@@ -60,6 +63,9 @@ _VOCABULARIES: tuple[type[StrEnum], ...] = (
     Transition,
     ResultsFrom,
     CheckpointVia,
+    EvidenceKind,
+    Author,
+    UndoneBy,
     RevertKind,
     Split,
 )

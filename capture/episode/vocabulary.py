@@ -124,6 +124,8 @@ class CheckpointVia(StrEnum):
     """How a checkpoint read the region (importers may name their own source)."""
 
     DISK = "disk"
+    DISK_WATCHED = "disk-watched"  # rebuilt from the changes the watcher recorded, on time
+    DISK_LATE = "disk-late"  # read on disk after its due time: nothing recorded it then
     EDITOR = "editor"
     GIT = "git"
 
