@@ -44,7 +44,7 @@ def test_a_live_session_records_what_the_agent_read(
     totals.write_text(TOTALS_BEFORE)
     installed = run_capture("install", "claude-code", cwd=ws)
     assert installed.returncode == 0, installed.stderr
-    settings = json.loads((ws / ".claude" / "settings.json").read_text())
+    settings = json.loads((ws / ".claude" / "settings.local.json").read_text())
     # the result of every tool comes to the hook, not only the edits and the shell's
     (group,) = settings["hooks"]["PostToolUse"]
     assert group.get("matcher") in (None, "", "*")

@@ -42,7 +42,8 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         capture_output=True,
         text=True,
-        env=capture_env(home, TZ="UTC"),
+        # the fixture's pending proposals stay pending: its checkpoints are not read here
+        env=capture_env(home, TZ="UTC", CAPTURE_SETTLE="off"),
         timeout=120,
     )
     assert result.returncode == 0, result.stderr

@@ -127,7 +127,9 @@ def make_episode(
     rng: random.Random, n: int, *, root: str = "/home/dev/work/shop"
 ) -> dict[str, Any]:
     """One settled episode as `capture episodes --json` prints it."""
-    t0 = 1_780_000_000.0 + n * 60
+    # every corpus's times lie in the past (from 2026-05-28, a minute apart, wrapping after
+    # 200,000): the collector refuses an episode from the future
+    t0 = 1_780_000_000.0 + (n % 200_000) * 60
     eid = f"{int(t0 * 1000):011x}{n % 0xFFFFF:05x}"
     proposals = []
     for k in range(rng.randint(1, 3)):

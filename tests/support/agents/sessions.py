@@ -86,6 +86,9 @@ class Session:
         _git(self.repo, "add", "-A")
         _git(self.repo, "commit", "-qm", "init")
         self.env = capture_env(capture_home, HOME=str(self.home))
+        # the hooks name `capture`: the launcher `capture install` writes answers it, on PATH as
+        # ~/.local/bin is for a user
+        self.env["PATH"] = self.env["CAPTURE_BIN_DIR"] + os.pathsep + self.env.get("PATH", "")
         if windows:
             self.env["CAPTURE_WINDOWS"] = windows
         for name in ("CLAUDE_PROJECT_DIR", "CODEX_HOME", "GEMINI_PROJECT_DIR", "CI"):
