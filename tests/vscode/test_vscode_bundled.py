@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,19 @@ def test_the_bundled_server_records_a_hook_edit_with_nothing_installed(
     }
     payload = json.dumps(example("claude_code_posttooluse_edit.json", ws))
     settings = {"agentCapture.statusBar.refreshSeconds": 1}
+    # The server is read while the session lasts: once the driver's page closes, the extension
+    # host may stop it before the driver hands back.
+    serving: list[dict[str, str]] = []
+    done = threading.Event()
+
+    def watch_for_the_server() -> None:
+        while not done.is_set() and not serving:
+            serving.extend(_serve_environ(capture_home))
+            done.wait(0.5)
+
+    watcher = threading.Thread(target=watch_for_the_server, daemon=True)
     with CodeServer(base, capture_home, env=env, settings=settings, vsix=BUNDLED_VSIX) as server:
+        watcher.start()
         seen = run_driver(
             "bundled.js",
             server,
@@ -86,7 +99,8 @@ def test_the_bundled_server_records_a_hook_edit_with_nothing_installed(
             },
             timeout=400,
         )
-        serving = _serve_environ(capture_home)
+        done.set()
+        watcher.join()
         trace = read_trace(server)
     # the server runs Debian's python3 on the package's libraries, through the launcher
     assert serving, seen

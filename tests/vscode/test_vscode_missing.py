@@ -34,5 +34,8 @@ def test_missing_capture_one_notification(tmp_path: Path, capture_home: Path) ->
     assert "`capture` program was not found" in ours[0] and "pipx install agent-capture" in ours[0]
     assert seen["statusBar"] is None and seen["servers"] == [], seen
     assert (ws / "app.py").read_text() == "print('hello')\n# ok\n"
-    assert [e["event"] for e in trace] == ["activate", "missing", "deactivate"][: len(trace)]
+    # the package without a server looks for its bundled one first, finds none, then says so
+    events = ["activate", "bundled", "missing", "deactivate"]
+    assert [e["event"] for e in trace] == events[: len(trace)]
+    assert not [e for e in trace if e["event"] == "bundled" and e.get("bundled")]
     assert not (capture_home / "data" / "capture.db").exists()
