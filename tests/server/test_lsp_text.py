@@ -12,6 +12,10 @@ from tests.support.lspkit import query, session, settled
 
 pytestmark = pytest.mark.asyncio
 
+# These tests check the mirror, not timing: windows long enough that, on a loaded machine, every
+# keystroke and the agent's edit reach the server before the first checkpoint falls due.
+WINDOWS = {"CAPTURE_WINDOWS": "2s,3s,4s"}
+
 
 def project(tmp_path: Path, name: str, text: str) -> Path:
     root = tmp_path / "project"
@@ -55,7 +59,7 @@ async def test_non_ascii_in_every_encoding(
     tmp_path: Path, capture_home: Path, offered: list[str] | None
 ) -> None:
     root = project(tmp_path, "uni.py", UNICODE)
-    async with session(capture_home, root, encodings=offered) as editor:
+    async with session(capture_home, root, encodings=offered, **WINDOWS) as editor:
         expected = offered[0] if offered else "utf-16"
         assert editor.encoding.value == expected
         uri = editor.open(root / "uni.py")
@@ -70,7 +74,7 @@ async def test_non_ascii_in_every_encoding(
         editor.replace(uri, greeting, greeting + 2, "🌏地球")
         stats = await editor.stats()
         assert stats["server"]["positionEncoding"] == expected
-        rows = await settled(capture_home, 1)
+        rows = await settled(capture_home, 1, timeout=60.0)
     assert rows["uni.py"]["outcome"] == "kept"
     assert rows["uni.py"]["similarity"] == 1.0
     assert baseline(capture_home, "uni.py") == editor.texts[uri]
@@ -84,7 +88,7 @@ NEW_C = "agent 10\r\n\r\nagent 11\r\nagent 12\r\n"
 
 async def test_crlf_line_ends(tmp_path: Path, capture_home: Path) -> None:
     root = project(tmp_path, "crlf.txt", CRLF)
-    async with session(capture_home, root) as editor:
+    async with session(capture_home, root, **WINDOWS) as editor:
         uri = editor.open(root / "crlf.txt")
         start = editor.agent_edit(uri, OLD_C, NEW_C)
         editor.type(uri, 0, "top\r\n")  # a new first line moves everything
@@ -94,7 +98,7 @@ async def test_crlf_line_ends(tmp_path: Path, capture_home: Path) -> None:
         after = editor.texts[uri].index(NEW_C) + len(NEW_C)
         editor.type(uri, after, "user\r\n")
         editor.save(root / "crlf.txt")
-        rows = await settled(capture_home, 1)
+        rows = await settled(capture_home, 1, timeout=60.0)
     assert rows["crlf.txt"]["outcome"] == "kept"
     assert baseline(capture_home, "crlf.txt") == editor.texts[uri]
     assert "\r\n" in baseline(capture_home, "crlf.txt")
@@ -108,7 +112,7 @@ async def test_a_20000_line_document(tmp_path: Path, capture_home: Path) -> None
     root = project(tmp_path, "big.py", text)
     old = "value_15000 = compute(15000, 'padding to a realistic width')\n"
     new = "value_15000 = cached(15000)\nassert value_15000 is not None\n"
-    async with session(capture_home, root) as editor:
+    async with session(capture_home, root, **WINDOWS) as editor:
         uri = editor.open(root / "big.py")
         editor.agent_edit(uri, old, new)
         for i in range(50):
@@ -116,7 +120,7 @@ async def test_a_20000_line_document(tmp_path: Path, capture_home: Path) -> None
         editor.type(uri, editor.texts[uri].index(new) + len(new), "# after\n")
         lone = editor.texts[uri].index("value_15001 ")
         editor.replace(uri, lone, lone + 12, "")
-        rows = await settled(capture_home, 1)
+        rows = await settled(capture_home, 1, timeout=60.0)
     assert rows["big.py"]["outcome"] == "kept"
     assert baseline(capture_home, "big.py") == editor.texts[uri]
     assert stored_region(capture_home, "big.py") == new
