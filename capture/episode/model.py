@@ -213,7 +213,6 @@ class Proposal(_Part):
     before_via: Annotated[
         Name | None, doc("Where that came from: payload, earlier-edit, earlier-read")
     ]
-    # What its label rests on (capture.edits.evidence); defaults: episodes written before.
     evidence: Annotated[
         EvidenceKind | None,
         doc(
